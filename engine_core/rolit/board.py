@@ -1,0 +1,132 @@
+"""Squares and the readable half of the flip State, shared by Rolit and Othello."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engine_core.api import MalformedAction
+from engine_core.rolit._core import PASS, SQUARE_NAMES, FlipCore
+
+Square = int
+Bitboard = int
+
+_SQUARE_INDEX = {name: square for square, name in enumerate(SQUARE_NAMES)}
+PASS_NAME = "pass"
+
+
+def square_at(file: int, rank: int) -> Square:
+    """The index of the square on ``file`` and ``rank`` (both 0..7)."""
+    return rank * 8 + file
+
+
+def parse_square(text: str) -> Square:
+    """``"d3"`` -> 19; a MalformedAction for anything that is not a square name."""
+    try:
+        return _SQUARE_INDEX[text.strip().lower()]
+    except (KeyError, AttributeError):
+        raise MalformedAction(f"not a square name (a1..h8): {text!r}") from None
+
+
+class FlipGame:
+    """What the flip State needs from its Game; RolitGame and OthelloGame fill it."""
+
+    name: ClassVar[str]
+    colour_names: ClassVar[tuple[str, ...]]
+    colour_symbols: ClassVar[str]
+    othello: ClassVar[bool]
+    start: ClassVar[dict[int, tuple[Square, ...]]]
+
+    seat_colours: tuple[int, ...]
+    first_seat: int
+
+    def num_players(self) -> int:
+        return len(self.seat_colours)
+
+    def new_initial_state(self) -> FlipState:
+        state = FlipState()
+        balls = [0, 0, 0, 0]
+        for colour, squares in self.start.items():
+            for square in squares:
+                balls[colour] |= 1 << square
+        state._setup(self, self.seat_colours, self.othello, self.first_seat, balls)
+        return state
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"{key}={value!r}" for key, value in self.options().items())
+        return f"load_game({self.name!r}{', ' if options else ''}{options})"
+
+    def options(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class FlipState(FlipCore):
+    """A Rolit or Othello position: the Game API (hot methods in FlipCore)
+    plus board views and readable strings."""
+
+    __slots__ = ()
+
+    game: FlipGame
+
+    def board(self) -> list[int]:
+        """The 64 squares (a1 first) as colour indices, -1 for empty."""
+        board = [-1] * 64
+        for colour, mask in enumerate(self.colour_masks()):
+            while mask:
+                low = mask & -mask
+                board[low.bit_length() - 1] = colour
+                mask ^= low
+        return board
+
+    def colour_of(self, seat: int) -> int:
+        """The colour index that ``seat`` plays."""
+        return self.game.seat_colours[seat]
+
+    def scores(self) -> list[int]:
+        """Each seat's ball count (neutral balls count for no one)."""
+        masks = self.colour_masks()
+        return [masks[colour].bit_count() for colour in self.game.seat_colours]
+
+    def action_to_string(self, action: int) -> str:
+        if self.game.othello and action == PASS:
+            return PASS_NAME
+        if type(action) is not int or not 0 <= action < 64:
+            raise MalformedAction(f"not a square index 0..63: {action!r}")
+        return SQUARE_NAMES[action]
+
+    def string_to_action(self, text: str) -> int:
+        if self.game.othello and isinstance(text, str) and text.strip().lower() == PASS_NAME:
+            return PASS
+        return parse_square(text)
+
+    def __str__(self) -> str:
+        game = self.game
+        board = self.board()
+        legal = set(self.legal_actions())
+        files = "  " + " ".join("abcdefgh")
+        lines = [files]
+        for rank in range(7, -1, -1):
+            cells = []
+            for file in range(8):
+                square = square_at(file, rank)
+                colour = board[square]
+                if colour >= 0:
+                    cells.append(game.colour_symbols[colour])
+                else:
+                    cells.append("*" if square in legal else ".")
+            lines.append(f"{rank + 1} {' '.join(cells)} {rank + 1}")
+        lines.append(files)
+        scores = "  ".join(
+            f"{game.colour_names[self.colour_of(seat)]} {score}"
+            for seat, score in enumerate(self.scores())
+        )
+        player = self.current_player()
+        if self.is_terminal():
+            status = "game over"
+        else:
+            status = f"to move: seat {player} ({game.colour_names[self.colour_of(player)]})"
+        lines.append(f"{scores} | {status}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        moves = " ".join(self.action_to_string(a) for a in self.history())
+        return f"<{self.game!r} after [{moves}]>"

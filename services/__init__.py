@@ -1,0 +1,1 @@
+"""meeple's services: the CLI now; gRPC servicers, coordination and metrics later."""
