@@ -8,6 +8,8 @@ State, and registers the Game's constructor under its name at import time.
 
 from __future__ import annotations
 
+import inspect
+
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -80,6 +82,12 @@ def load_game(name: str, **options: Any) -> Game:
         raise ValueError(
             f"unknown game {name!r}; registered games: {', '.join(registered_games())}"
         ) from None
+    signature = inspect.signature(factory)
+    try:
+        signature.bind(**options)
+    except TypeError as error:
+        accepted = ", ".join(signature.parameters) or "none"
+        raise ValueError(f"{name}: {error} (its options: {accepted})") from None
     return factory(**options)
 
 

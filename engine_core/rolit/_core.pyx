@@ -238,7 +238,7 @@ cdef class FlipCore:
     cdef object _game
 
     def _setup(self, game, seat_colours, bint othello, int first_seat, balls):
-        """Initialises a fresh position; called once by the Game."""
+        """Initialises the position; called once by the Game."""
         cdef int seat, colour
         self._game = game
         self._rules.num_seats = len(seat_colours)
@@ -248,8 +248,13 @@ cdef class FlipCore:
         for colour in range(MAX_COLOURS):
             self._pos.balls[colour] = balls[colour]
         self._pos.seat = first_seat
-        self._pos.over = False
         self._num_actions = 0
+        # A position set up mid-game may already be over.
+        self._pos.over = occupied(&self._pos) == BB_ALL or (
+            othello
+            and not captures_for(&self._rules, &self._pos, 0)
+            and not captures_for(&self._rules, &self._pos, 1)
+        )
 
     @property
     def game(self):

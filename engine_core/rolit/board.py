@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from engine_core.api import MalformedAction
@@ -43,12 +44,51 @@ class FlipGame:
         return len(self.seat_colours)
 
     def new_initial_state(self) -> FlipState:
-        state = FlipState()
-        balls = [0, 0, 0, 0]
+        board = [-1] * 64
         for colour, squares in self.start.items():
             for square in squares:
+                board[square] = colour
+        return self._state(board, self.first_seat)
+
+    def state_from_board(self, board: Sequence[int], to_move: int) -> FlipState:
+        """A state with ``board`` (64 colour indices or -1, a1 first) and seat
+        ``to_move`` to move, with an empty history: for puzzles, tests and
+        analysis. It need not be reachable from the start, but must hold at
+        least one ball and only this game's colours."""
+        if len(board) != 64:
+            raise ValueError(f"{self.name}: a board has 64 squares, got {len(board)}")
+        colours = range(len(self.colour_names))
+        if any(type(cell) is not int or (cell != -1 and cell not in colours) for cell in board):
+            raise ValueError(
+                f"{self.name}: squares hold a colour 0..{len(colours) - 1} or -1, got {board!r}"
+            )
+        if all(cell == -1 for cell in board):
+            raise ValueError(f"{self.name}: a board needs at least one ball")
+        if type(to_move) is not int or not 0 <= to_move < self.num_players():
+            raise ValueError(f"{self.name}: to_move must be a seat 0..{self.num_players() - 1}")
+        return self._state(board, to_move)
+
+    def state_from_diagram(self, diagram: str, to_move: int) -> FlipState:
+        """Like ``state_from_board``, from a diagram as ``str(state)`` draws it:
+        eight rows of eight cells, rank 8 first, a colour symbol (e.g. ``R``)
+        or ``.`` per cell; spaces, rank digits and file letters are ignored."""
+        symbols = {symbol: colour for colour, symbol in enumerate(self.colour_symbols)}
+        rows = []
+        for line in diagram.strip().splitlines():
+            cells = [c for c in line if c in symbols or c in ".*"]
+            if cells:
+                rows.append([symbols.get(c, -1) for c in cells])
+        if len(rows) != 8 or any(len(row) != 8 for row in rows):
+            raise ValueError(f"{self.name}: a diagram has 8 rows of 8 cells:\n{diagram}")
+        return self.state_from_board([cell for row in reversed(rows) for cell in row], to_move)
+
+    def _state(self, board: Sequence[int], to_move: int) -> FlipState:
+        balls = [0, 0, 0, 0]
+        for square, colour in enumerate(board):
+            if colour >= 0:
                 balls[colour] |= 1 << square
-        state._setup(self, self.seat_colours, self.othello, self.first_seat, balls)
+        state = FlipState()
+        state._setup(self, self.seat_colours, self.othello, to_move, balls)
         return state
 
     def __repr__(self) -> str:
