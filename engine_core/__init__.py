@@ -6,6 +6,8 @@
 0
 """
 
+# Importing a game package registers its games.
+from engine_core import rolit
 from engine_core.api import (
     CHANCE,
     TERMINAL,
@@ -17,9 +19,6 @@ from engine_core.api import (
     register_game,
     registered_games,
 )
-
-# Importing a game package registers its games.
-from engine_core import rolit  # noqa: E402  isort: skip
 
 __all__ = [
     "CHANCE",

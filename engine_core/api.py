@@ -9,7 +9,6 @@ State, and registers the Game's constructor under its name at import time.
 from __future__ import annotations
 
 import inspect
-
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -50,7 +49,8 @@ class State(Protocol):
 class Game(Protocol):
     """A game with its options fixed: makes initial states."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def num_players(self) -> int: ...
     def options(self) -> dict[str, Any]: ...

@@ -41,15 +41,12 @@ def demo(
         )
         console.print(str(state), highlight=False)
     scores = state.scores()
-    returns = state.returns()
+    best = max(scores)
     console.print("\n[bold]Final score[/bold]")
-    for seat, (score, value) in enumerate(zip(scores, returns, strict=True)):
+    for seat, score in enumerate(scores):
         colour = engine_core.rolit.COLOUR_NAMES[state.colour_of(seat)]
-        outcome = "wins" if value > 0 and value == max(returns) else "loses"
-        if len(set(returns)) == 1:
-            outcome = "draws"
-        console.print(f"  seat {seat} ({colour}): {score} balls, {outcome} (return {value:+.3f})")
-
+        outcome = "wins" if score == best else "loses"
+        console.print(f"  seat {seat} ({colour}): {score} balls, {outcome}", highlight=False)
 
 if __name__ == "__main__":
     app()

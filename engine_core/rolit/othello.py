@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from engine_core.api import register_game
 from engine_core.rolit.board import FlipGame
@@ -20,7 +20,7 @@ class OthelloGame(FlipGame):
     colour_names = ("black", "white")
     colour_symbols = "XO"
     othello = True
-    start = {BLACK: (E4, D5), WHITE: (D4, E5)}
+    start: ClassVar[dict[int, tuple[int, ...]]] = {BLACK: (E4, D5), WHITE: (D4, E5)}
 
     def __init__(self) -> None:
         self.seat_colours = (BLACK, WHITE)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from engine_core.api import register_game
 from engine_core.rolit.board import FlipGame, square_at
@@ -35,7 +35,12 @@ class RolitGame(FlipGame):
     colour_symbols = "RYGB"
     othello = False
     # The four balls start in the centre whatever the number of players.
-    start = {RED: (D4,), YELLOW: (E4,), GREEN: (E5,), BLUE: (D5,)}
+    start: ClassVar[dict[int, tuple[int, ...]]] = {
+        RED: (D4,),
+        YELLOW: (E4,),
+        GREEN: (E5,),
+        BLUE: (D5,),
+    }
 
     def __init__(self, players: int = 4, first_seat: int = 0) -> None:
         self.players = _int_option("players", players, (2, 3, 4))

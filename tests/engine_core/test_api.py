@@ -12,12 +12,12 @@ def test_registered_games_lists_the_flip_games() -> None:
 
 
 def test_unknown_game_names_what_is_registered() -> None:
-    with pytest.raises(ValueError, match="unknown game 'chess'.*rolit"):
+    with pytest.raises(ValueError, match=r"unknown game 'chess'.*rolit"):
         engine_core.load_game("chess")
 
 
 def test_unknown_option_is_a_value_error_listing_the_options() -> None:
-    with pytest.raises(ValueError, match="colours.*its options: players, first_seat"):
+    with pytest.raises(ValueError, match=r"colours.*its options: players, first_seat"):
         engine_core.load_game("rolit", colours=5)
 
 

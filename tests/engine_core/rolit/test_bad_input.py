@@ -54,7 +54,7 @@ def test_an_occupied_square_is_refused_and_changes_nothing() -> None:
     state = midgame()
     occupied = next(sq for sq, colour in enumerate(state.board()) if colour != -1)
     before = snapshot(state)
-    with pytest.raises(engine_core.IllegalAction, match="is occupied"):
+    with pytest.raises(engine_core.IllegalAction, match=r"is occupied"):
         state.apply_action(occupied)
     assert snapshot(state) == before
 
@@ -75,7 +75,7 @@ def test_moves_after_the_end_are_refused() -> None:
     assert state.is_terminal()
     before = snapshot(state)
     for square in range(64):
-        with pytest.raises(engine_core.IllegalAction, match="the game is over"):
+        with pytest.raises(engine_core.IllegalAction, match=r"the game is over"):
             state.apply_action(square)
     assert snapshot(state) == before
 
@@ -114,12 +114,12 @@ def test_action_strings_round_trip() -> None:
     ],
 )
 def test_invalid_options_are_a_clear_value_error(options: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match="rolit: (players|first_seat) must be one of"):
+    with pytest.raises(ValueError, match=r"rolit: (players|first_seat) must be one of"):
         engine_core.load_game("rolit", **options)
 
 
 def test_othello_takes_no_options() -> None:
-    with pytest.raises(ValueError, match="othello.*its options: none"):
+    with pytest.raises(ValueError, match=r"othello.*its options: none"):
         engine_core.load_game("othello", players=4)
 
 
@@ -138,5 +138,5 @@ def test_state_from_board_validates(board: list[int], to_move: int, message: str
 
 
 def test_othello_boards_hold_two_colours() -> None:
-    with pytest.raises(ValueError, match="colour 0..1"):
+    with pytest.raises(ValueError, match=r"colour 0..1"):
         engine_core.load_game("othello").state_from_board([2] + [-1] * 63, 0)  # type: ignore[attr-defined]

@@ -20,7 +20,8 @@ def test_standard_start_black_to_move() -> None:
     board = state.board()
     d4, e4, d5, e5 = squares("d4", "e4", "d5", "e5")
     assert (board[d4], board[e5], board[e4], board[d5]) == (WHITE, WHITE, BLACK, BLACK)
-    assert state.current_player() == 0 and state.colour_of(0) == BLACK
+    assert state.current_player() == 0
+    assert state.colour_of(0) == BLACK
     assert state.legal_actions() == squares("d3", "c4", "f5", "e6")
 
 

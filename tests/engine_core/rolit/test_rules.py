@@ -59,7 +59,7 @@ def test_capture_is_compulsory() -> None:
     # Red (d4) captures yellow e4 from f4, blue d5 from d6, green e5 from f6.
     assert state.legal_actions() == squares("f4", "d6", "f6")
     # c3 touches d4 but traps nothing.
-    with pytest.raises(engine_core.IllegalAction, match="capture is compulsory"):
+    with pytest.raises(engine_core.IllegalAction, match=r"capture is compulsory"):
         state.apply_action(squares("c3")[0])
 
 
@@ -105,7 +105,8 @@ def test_a_player_with_no_balls_may_still_place() -> None:
         """,
         to_move=3,
     )
-    assert state.colour_of(3) == BLUE and state.scores()[3] == 0
+    assert state.colour_of(3) == BLUE
+    assert state.scores()[3] == 0
     legal = state.legal_actions()
     assert len(legal) == 12
     assert squares("c6", "f3", "e6")[0] in legal
@@ -130,7 +131,7 @@ def test_placement_must_touch_a_ball() -> None:
         """,
         to_move=1,
     )
-    with pytest.raises(engine_core.IllegalAction, match="a1 does not touch any ball"):
+    with pytest.raises(engine_core.IllegalAction, match=r"a1 does not touch any ball"):
         state.apply_action(squares("a1")[0])
 
 
@@ -305,7 +306,7 @@ def test_no_passing_every_game_is_exactly_60_placements(players: int) -> None:
 def test_rolit_has_no_pass_action() -> None:
     """DESIGN: "No passing" - 64 (Othello's pass) is not a Rolit action."""
     state = rolit(4).new_initial_state()
-    with pytest.raises(engine_core.MalformedAction, match="0..63"):
+    with pytest.raises(engine_core.MalformedAction, match=r"0..63"):
         state.apply_action(64)
     with pytest.raises(engine_core.MalformedAction):
         state.string_to_action("pass")

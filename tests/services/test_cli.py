@@ -1,0 +1,32 @@
+"""The ``meeple`` command line."""
+
+import re
+
+from typer.testing import CliRunner
+
+from services.cli import app
+
+runner = CliRunner()
+
+
+def test_demo_plays_a_whole_seeded_game() -> None:
+    result = runner.invoke(app, ["demo", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    moves = re.findall(r"^\s*(\d+)\. seat (\d) \((\w+)\) plays ([a-h][1-8])$", result.output, re.M)
+    assert [int(number) for number, *_ in moves] == list(range(1, 61))
+    assert [int(seat) for _, seat, *_ in moves[:5]] == [0, 1, 2, 3, 0]
+    finals = re.findall(r"seat \d \((\w+)\): (\d+) balls, (wins|loses)", result.output)
+    assert len(finals) == 4
+    assert sum(int(balls) for _, balls, _ in finals) == 64
+    assert "game over" in result.output
+
+
+def test_demo_is_reproducible_and_depends_on_the_seed() -> None:
+    first = runner.invoke(app, ["demo", "--seed", "5", "--players", "2"]).output
+    assert runner.invoke(app, ["demo", "--seed", "5", "--players", "2"]).output == first
+    assert runner.invoke(app, ["demo", "--seed", "6", "--players", "2"]).output != first
+
+
+def test_demo_rejects_a_bad_player_count() -> None:
+    result = runner.invoke(app, ["demo", "--players", "5"])
+    assert result.exit_code != 0
