@@ -351,6 +351,18 @@ cdef class FlipCore:
         memcpy(copy._history, self._history, self._num_actions)
         return copy
 
+    def __reduce__(self):
+        """Pickles as the game, the rules, the position and the history, so a
+        state can cross to another process (e.g. an AI worker)."""
+        cdef int seat
+        seat_colours = tuple(self._rules.seat_colour[seat] for seat in range(self._rules.num_seats))
+        history = bytes(self._history[:self._num_actions])
+        return (
+            _restore,
+            (type(self), self._game, seat_colours, self._rules.othello, self.colour_masks(),
+             self._pos.seat, self._pos.over, history),
+        )
+
     def child(self, action):
         """A copy of this state with ``action`` applied."""
         cdef FlipCore copy = self.clone()
@@ -398,3 +410,13 @@ cdef class FlipCore:
             return [tuple([out[i * seats + seat] for seat in range(seats)]) for i in range(n)]
         finally:
             free(out)
+
+
+def _restore(cls, game, seat_colours, othello, balls, seat, over, bytes history):
+    """Rebuilds a pickled state (see FlipCore.__reduce__)."""
+    cdef FlipCore state = cls.__new__(cls)
+    state._setup(game, seat_colours, othello, seat, balls)
+    state._pos.over = over
+    state._num_actions = len(history)
+    memcpy(state._history, <const char*>history, state._num_actions)
+    return state
