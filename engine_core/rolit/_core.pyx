@@ -222,6 +222,26 @@ cdef void run_playouts(const Rules* r, const Position* start, int n, uint64_t se
         fill_returns(r, &p, out + i * r.num_seats)
 
 
+# --- Zobrist keys --------------------------------------------------------
+
+cdef uint64_t ZOBRIST_BALL[MAX_COLOURS][NUM_SQUARES]
+cdef uint64_t ZOBRIST_SEAT[MAX_COLOURS]
+
+
+cdef void init_zobrist() noexcept:
+    # A fixed seed: keys are the same in every process, so hashes can be
+    # shared (e.g. by a transposition table in another worker).
+    cdef uint64_t rng = 0x6D656570_6C65ULL
+    cdef int colour, square
+    for colour in range(MAX_COLOURS):
+        ZOBRIST_SEAT[colour] = splitmix64(&rng)
+        for square in range(NUM_SQUARES):
+            ZOBRIST_BALL[colour][square] = splitmix64(&rng)
+
+
+init_zobrist()
+
+
 # --- the State's fast half -----------------------------------------------
 
 cdef class FlipCore:
@@ -387,6 +407,26 @@ cdef class FlipCore:
     def move_number(self):
         """How many actions have been played (placements and passes)."""
         return self._num_actions
+
+    def captures_mask(self, int seat):
+        """The squares where ``seat`` would capture if it were to move (an int
+        bitboard): mobility for evaluation functions."""
+        if not 0 <= seat < self._rules.num_seats:
+            raise ValueError(f"no seat {seat} in a {self._rules.num_seats}-seat game")
+        return captures_for(&self._rules, &self._pos, seat)
+
+    def zobrist_hash(self):
+        """A 64-bit Zobrist key of the balls and the seat to move: equal
+        positions (however reached) get equal keys."""
+        cdef uint64_t key = 0 if self._pos.over else ZOBRIST_SEAT[self._pos.seat]
+        cdef Bitboard balls
+        cdef int colour
+        for colour in range(MAX_COLOURS):
+            balls = self._pos.balls[colour]
+            while balls:
+                key ^= ZOBRIST_BALL[colour][lsb(balls)]
+                balls &= balls - 1
+        return key
 
     def colour_masks(self):
         """The balls of each of the four colours as bitboards (ints)."""

@@ -101,3 +101,40 @@ def test_repr_names_the_game_and_the_moves() -> None:
     state = engine_core.load_game("rolit", players=2).new_initial_state()
     state.apply_action(squares("f4")[0])
     assert repr(state) == "<load_game('rolit', players=2, first_seat=0) after [f4]>"
+
+
+def test_zobrist_hash_depends_on_the_position_not_the_path() -> None:
+    game = engine_core.load_game("othello")
+    one = game.new_initial_state()
+    two = game.new_initial_state()
+    for action in squares("d3", "c3", "c4"):
+        one.apply_action(action)
+    for action in squares("c4", "c3", "d3"):
+        two.apply_action(action)
+    assert one.history() != two.history()
+    assert one.board() == two.board()
+    assert one.zobrist_hash() == two.zobrist_hash()
+    assert one.zobrist_hash() != game.new_initial_state().zobrist_hash()
+    other_seat = game.state_from_board(one.board(), 1 - one.current_player())  # type: ignore[attr-defined]
+    assert other_seat.zobrist_hash() != one.zobrist_hash()
+
+
+def test_zobrist_hashes_of_many_positions_are_distinct() -> None:
+    seen: dict[int, list[int]] = {}
+    for seed in range(30):
+        state = played("rolit", 0, players=4)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            previous = seen.setdefault(state.zobrist_hash(), state.board())
+            assert previous == state.board()
+
+
+def test_captures_mask_is_mobility_for_any_seat() -> None:
+    state = engine_core.load_game("othello").new_initial_state()
+    assert isinstance(state, FlipState)
+    assert state.captures_mask(0) == state.legal_mask()
+    white = sum(1 << s for s in squares("c5", "d6", "e3", "f4"))
+    assert state.captures_mask(1) == white
+    with pytest.raises(ValueError, match="no seat 2"):
+        state.captures_mask(2)
