@@ -30,6 +30,7 @@ test: $(VENV)/.stamp-install
 
 lint: $(VENV)/.stamp-install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 $(VENV)/.stamp-bench: $(VENV)/.stamp-install

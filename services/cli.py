@@ -48,5 +48,6 @@ def demo(
         outcome = "wins" if score == best else "loses"
         console.print(f"  seat {seat} ({colour}): {score} balls, {outcome}", highlight=False)
 
+
 if __name__ == "__main__":
     app()

@@ -415,6 +415,18 @@ cdef class FlipCore:
             raise ValueError(f"no seat {seat} in a {self._rules.num_seats}-seat game")
         return captures_for(&self._rules, &self._pos, seat)
 
+    def with_turn(self, int seat):
+        """A copy with ``seat`` to move and the same balls and history. Not a
+        move of the game: it serves search variants such as Best-Reply
+        Search, where one opponent replies while the others wait."""
+        if not 0 <= seat < self._rules.num_seats:
+            raise ValueError(f"no seat {seat} in a {self._rules.num_seats}-seat game")
+        if self._pos.over:
+            raise IllegalAction("the game is over: no one is to move")
+        cdef FlipCore copy = self.clone()
+        copy._pos.seat = seat
+        return copy
+
     def zobrist_hash(self):
         """A 64-bit Zobrist key of the balls and the seat to move: equal
         positions (however reached) get equal keys."""

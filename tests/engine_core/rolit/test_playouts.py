@@ -39,9 +39,7 @@ def exact_outcomes(state: FlipState) -> dict[tuple[float, ...], Fraction]:
     ("name", "options", "seed"),
     [("rolit", {"players": 4}, 3), ("rolit", {"players": 3}, 4), ("othello", {}, 13)],
 )
-def test_playouts_follow_uniform_random_play(
-    name: str, options: dict[str, int], seed: int
-) -> None:
+def test_playouts_follow_uniform_random_play(name: str, options: dict[str, int], seed: int) -> None:
     state = late_position(name, options, seed, empties=7)
     exact = exact_outcomes(state)
     assert len(exact) >= 3, "pick a position whose outcome is in doubt"

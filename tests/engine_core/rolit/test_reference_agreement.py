@@ -54,9 +54,7 @@ def boards(draw: st.DrawFn, colours: int) -> list[int]:
     """Boards from nearly empty to nearly full, with at least one ball."""
     empties = draw(st.integers(0, 12))
     cells = draw(
-        st.lists(
-            st.sampled_from([-1] * empties + list(range(colours))), min_size=64, max_size=64
-        )
+        st.lists(st.sampled_from([-1] * empties + list(range(colours))), min_size=64, max_size=64)
     )
     if all(cell == -1 for cell in cells):
         cells[draw(st.integers(0, 63))] = draw(st.integers(0, colours - 1))

@@ -20,7 +20,7 @@ def rolit(players: int = 4, first_seat: int = 0) -> RolitGame:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_start_is_four_balls_whatever_the_player_count(players: int) -> None:
-    """"Regardless of the number of players, place 4 Rolit balls (1 of each
+    """ "Regardless of the number of players, place 4 Rolit balls (1 of each
     color) in the center of the board." DESIGN: d4 red, e4 yellow, e5 green,
     d5 blue."""
     board = rolit(players).new_initial_state().board()
@@ -42,7 +42,7 @@ def test_seats_map_to_colours(players: int, colours: list[int]) -> None:
 
 
 def test_turns_follow_the_colour_order_from_the_first_seat() -> None:
-    """"The game proceeds clockwise following the order of the colors." DESIGN:
+    """ "The game proceeds clockwise following the order of the colors." DESIGN:
     turn order red, yellow, green, blue; the first seat is an option."""
     state = rolit(4, first_seat=2).new_initial_state()
     seats = []
@@ -53,7 +53,7 @@ def test_turns_follow_the_colour_order_from_the_first_seat() -> None:
 
 
 def test_capture_is_compulsory() -> None:
-    """"To be allowed to place a new ball, it must trap 1 or more opponents'
+    """ "To be allowed to place a new ball, it must trap 1 or more opponents'
     balls." DESIGN: if any placement captures, the mover must capture."""
     state = rolit(4).new_initial_state()
     # Red (d4) captures yellow e4 from f4, blue d5 from d6, green e5 from f6.
@@ -64,7 +64,7 @@ def test_capture_is_compulsory() -> None:
 
 
 def test_without_a_capture_any_touching_empty_square_is_legal() -> None:
-    """"If ... you are unable to roll over your opponent's balls ... you can
+    """ "If ... you are unable to roll over your opponent's balls ... you can
     place a new ball anywhere on the board, but in contact with a ball already
     played." """
     state = rolit(2).state_from_diagram(
@@ -89,7 +89,7 @@ def test_without_a_capture_any_touching_empty_square_is_legal() -> None:
 
 
 def test_a_player_with_no_balls_may_still_place() -> None:
-    """"If there is no ball of your color left on the board ... you are not
+    """ "If there is no ball of your color left on the board ... you are not
     necessarily out of the game ... you can place a new ball anywhere on the
     board, but in contact with a ball already played." """
     state = rolit(4).state_from_diagram(
@@ -116,7 +116,7 @@ def test_a_player_with_no_balls_may_still_place() -> None:
 
 
 def test_placement_must_touch_a_ball() -> None:
-    """"When placing a ball, you must place it so that it is next to another
+    """ "When placing a ball, you must place it so that it is next to another
     ball." """
     state = rolit(4).state_from_diagram(
         """
@@ -136,7 +136,7 @@ def test_placement_must_touch_a_ball() -> None:
 
 
 def test_flips_stop_at_the_first_own_ball() -> None:
-    """"In each direction from your starting point, you can roll over balls
+    """ "In each direction from your starting point, you can roll over balls
     until you meet the first ball of your color." """
     state = rolit(4).state_from_diagram(
         """
@@ -184,7 +184,7 @@ def test_a_run_of_several_colours_flips_whole() -> None:
 
 
 def test_a_run_broken_by_an_empty_square_does_not_flip() -> None:
-    """"you can ONLY roll over the balls that you trap with the ball you have
+    """ "you can ONLY roll over the balls that you trap with the ball you have
     just played": a gap means nothing is trapped."""
     state = rolit(4).state_from_diagram(
         """
@@ -206,7 +206,7 @@ def test_a_run_broken_by_an_empty_square_does_not_flip() -> None:
 
 
 def test_all_eight_directions_turn_at_once() -> None:
-    """"If you're lucky, you can turn up to 8 lines from your starting point"
+    """ "If you're lucky, you can turn up to 8 lines from your starting point"
     and "Balls can be captured horizontally, vertically and diagonally - or in
     multiple directions at once!" """
     state = rolit(4).state_from_diagram(
@@ -230,7 +230,7 @@ def test_all_eight_directions_turn_at_once() -> None:
 
 
 def test_only_balls_trapped_by_the_new_ball_turn() -> None:
-    """"In any case, you can ONLY roll over the balls that you trap with the
+    """ "In any case, you can ONLY roll over the balls that you trap with the
     ball you have just played": a ball turned this move does not trap more."""
     state = rolit(4).state_from_diagram(
         """
@@ -286,7 +286,7 @@ def test_neutral_balls_count_as_opponents_for_compulsory_capture() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_no_passing_every_game_is_exactly_60_placements(players: int) -> None:
-    """"The game ends when all 64 board spaces are filled." DESIGN: "No
+    """ "The game ends when all 64 board spaces are filled." DESIGN: "No
     passing: every game is exactly 60 placements." """
     rng = random.Random(players)
     for _ in range(20):
@@ -319,7 +319,7 @@ def full_board(counts: dict[int, int]) -> list[int]:
 
 
 def test_most_balls_wins() -> None:
-    """"The winner is the player with the most balls of their color on the
+    """ "The winner is the player with the most balls of their color on the
     board." """
     state = rolit(4).state_from_board(full_board({RED: 10, YELLOW: 25, GREEN: 14, BLUE: 15}), 0)
     assert state.is_terminal()

@@ -138,3 +138,18 @@ def test_captures_mask_is_mobility_for_any_seat() -> None:
     assert state.captures_mask(1) == white
     with pytest.raises(ValueError, match="no seat 2"):
         state.captures_mask(2)
+
+
+def test_with_turn_hands_the_move_to_another_seat() -> None:
+    state = played("rolit", 6, players=4)
+    before = snapshot(state)
+    other = state.with_turn(3)
+    assert snapshot(state) == before
+    assert other.current_player() == 3
+    assert other.board() == state.board()
+    assert other.history() == state.history()
+    assert other.legal_actions() == state.with_turn(3).legal_actions()
+    with pytest.raises(ValueError, match="no seat 4"):
+        state.with_turn(4)
+    with pytest.raises(engine_core.IllegalAction, match="game is over"):
+        played("rolit", 60, players=2).with_turn(0)

@@ -1,0 +1,220 @@
+"""Alpha-beta search with iterative deepening, a transposition table and move
+ordering, generic over the Game API for deterministic games.
+
+One search serves three algorithms, which differ only in who moves at each
+layer:
+- ``alphabeta``: two players; the root's seat maximises its value, the other
+  seat minimises it (plain minimax, so passes and any turn order work);
+- ``paranoid``: n players; every opponent is assumed to minimise the root
+  seat's value (Sturtevant & Korf 2000);
+- ``brs``: Best-Reply Search (Schadd & Winands, IEEE TCIAIG 2011): layers
+  alternate between the root seat and *one* opponent, the one whose best reply
+  hurts most, while the others wait. The state must offer ``with_turn(seat)``.
+
+Values come from an evaluation function ``evaluate(state) -> list[float]`` per
+seat (``returns()`` at terminal states). The transposition table is keyed by
+``state.zobrist_hash()`` when the state offers it (else by its history, which
+finds no transpositions but stays correct).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from engine_core import State
+
+Action = Any
+Evaluate = Callable[[State], Sequence[float]]
+Order = Callable[[State, list[Action]], list[Action]]
+
+EXACT, LOWER, UPPER = 0, 1, 2
+VARIANTS = ("alphabeta", "paranoid", "brs")
+
+
+class SearchTimeout(Exception):
+    """The wall-clock budget ran out inside an iteration."""
+
+
+def position_key(state: State) -> Any:
+    zobrist = getattr(state, "zobrist_hash", None)
+    return zobrist() if zobrist is not None else tuple(state.history())
+
+
+class AlphaBetaBot:
+    """Iterative-deepening alpha-beta (or paranoid, or BRS); ``choose(state)``."""
+
+    def __init__(
+        self,
+        num_players: int,
+        evaluate: Evaluate,
+        *,
+        variant: str = "alphabeta",
+        depth: int | None = None,
+        time_limit: float | None = None,
+        order: Order | None = None,
+        table_size: int = 1 << 20,
+    ) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+        if variant == "alphabeta" and num_players != 2:
+            raise ValueError(
+                f"alpha-beta is for two players, this game has {num_players}: use paranoid or brs"
+            )
+        if depth is None and time_limit is None:
+            raise ValueError("alpha-beta needs a budget: depth, time_limit or both")
+        if depth is not None and depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        self.num_players = num_players
+        self.evaluate = evaluate
+        self.variant = variant
+        self.depth = depth
+        self.time_limit = time_limit
+        self.order = order
+        self.table_size = table_size
+        # (key, root seat, maximising) -> (depth, value, bound, best action,
+        # whether the subtree was searched to its end without a depth cut).
+        self.table: dict[tuple[Any, int, bool], tuple[int, float, int, Action, bool]] = {}
+        self.nodes = 0
+        self.completed_depth = 0
+        self._deadline = math.inf
+        self._root_seat = 0
+        self._cut = False
+
+    def choose(self, state: State) -> Action:
+        if state.is_terminal():
+            raise ValueError("the game is over: there is no action to choose")
+        if self.variant == "brs" and not hasattr(state, "with_turn"):
+            raise ValueError("Best-Reply Search needs states with with_turn(seat)")
+        self._root_seat = state.current_player()
+        self._deadline = (
+            math.inf if self.time_limit is None else time.perf_counter() + self.time_limit
+        )
+        self.nodes = 0
+        self.completed_depth = 0
+        if len(self.table) > self.table_size:
+            self.table.clear()
+        legal = state.legal_actions()
+        best = legal[0]
+        max_depth = self.depth if self.depth is not None else 1000
+        for depth in range(1, max_depth + 1):
+            self._cut = False
+            try:
+                _, action = self._root(state, depth, best)
+            except SearchTimeout:
+                break
+            best = action
+            self.completed_depth = depth
+            if not self._cut:
+                break  # every line reached the end: deeper search changes nothing
+        return best
+
+    # --- the search ---------------------------------------------------------
+
+    def _root(self, state: State, depth: int, previous_best: Action) -> tuple[float, Action]:
+        alpha, beta = -math.inf, math.inf
+        best_value, best_action = -math.inf, previous_best
+        for action, child in self._children(state, True, first=previous_best):
+            value = self._search(child, depth - 1, alpha, beta, self._next_is_max(child, True))
+            if value > best_value:
+                best_value, best_action = value, action
+            alpha = max(alpha, value)
+        return best_value, best_action
+
+    def _search(
+        self, state: State, depth: int, alpha: float, beta: float, maximizing: bool
+    ) -> float:
+        self.nodes += 1
+        if self.nodes & 63 == 0 and time.perf_counter() > self._deadline:
+            raise SearchTimeout
+        if state.is_terminal():
+            return float(state.returns()[self._root_seat])
+        if depth == 0:
+            self._cut = True
+            return float(self.evaluate(state)[self._root_seat])
+        if state.is_chance_node():
+            raise ValueError("alpha-beta cannot search chance nodes: use expectimax or MCTS")
+        key = (position_key(state), self._root_seat, maximizing)
+        entry = self.table.get(key)
+        hint = None
+        if entry is not None:
+            stored_depth, value, flag, hint, complete = entry
+            if stored_depth >= depth or complete:
+                self._cut |= not complete
+                if flag == EXACT:
+                    return value
+                if flag == LOWER:
+                    alpha = max(alpha, value)
+                else:
+                    beta = min(beta, value)
+                if alpha >= beta:
+                    return value
+        cut_above, self._cut = self._cut, False
+        original_alpha, original_beta = alpha, beta
+        best_value = -math.inf if maximizing else math.inf
+        best_action = None
+        for action, child in self._children(state, maximizing, first=hint):
+            value = self._search(
+                child, depth - 1, alpha, beta, self._next_is_max(child, maximizing)
+            )
+            if (maximizing and value > best_value) or (not maximizing and value < best_value):
+                best_value, best_action = value, action
+            if maximizing:
+                alpha = max(alpha, value)
+            else:
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        flag = EXACT
+        if best_value <= original_alpha:
+            flag = UPPER
+        elif best_value >= original_beta:
+            flag = LOWER
+        self.table[key] = (depth, best_value, flag, best_action, not self._cut)
+        self._cut |= cut_above
+        return best_value
+
+    def _next_is_max(self, child: State, maximizing: bool) -> bool:
+        if self.variant == "brs":
+            return not maximizing
+        return child.current_player() == self._root_seat
+
+    def _children(
+        self, state: State, maximizing: bool, first: Action | None
+    ) -> Iterator[tuple[Action, State]]:
+        """(action, child) pairs in search order. In BRS a minimising layer is
+        every opponent's every move, each played as if it were their turn,
+        after which the root seat is to move again."""
+        if self.variant == "brs":
+            if maximizing:
+                if state.current_player() != self._root_seat:
+                    state = state.with_turn(self._root_seat)  # type: ignore[attr-defined]
+                for action in self._ordered(state, first):
+                    yield action, state.child(action)
+                return
+            for seat in range(self.num_players):
+                if seat == self._root_seat:
+                    continue
+                mover = state.with_turn(seat)  # type: ignore[attr-defined]
+                hint = first[1] if isinstance(first, tuple) and first[0] == seat else None
+                for action in self._ordered(mover, hint):
+                    child = mover.child(action)
+                    if not child.is_terminal():
+                        child = child.with_turn(self._root_seat)
+                    yield (seat, action), child
+            return
+        for action in self._ordered(state, first):
+            yield action, state.child(action)
+
+    def _ordered(self, state: State, first: Action | None) -> list[Action]:
+        actions = state.legal_actions()
+        if self.order is not None:
+            actions = self.order(state, actions)
+        if first is not None and first in actions:
+            actions.remove(first)
+            actions.insert(0, first)
+        return actions
