@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 import engine_core
+from ai.tournament import GameResult, TournamentResult, run_tournament
 
 app = typer.Typer(help="meeple: tabletop game engines with AI opponents.", no_args_is_help=True)
 console = Console()
@@ -47,6 +53,85 @@ def demo(
         colour = engine_core.rolit.COLOUR_NAMES[state.colour_of(seat)]
         outcome = "wins" if score == best else "loses"
         console.print(f"  seat {seat} ({colour}): {score} balls, {outcome}", highlight=False)
+
+
+def _parse_options(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"options are key=value, got {pair!r}", param_hint="--option")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+@app.command()
+def tournament(
+    game: Annotated[str, typer.Argument(help="Game name, e.g. rolit or othello.")],
+    bots: Annotated[str, typer.Option(help="Comma-separated bot specs, e.g. hard,random.")],
+    games: Annotated[int, typer.Option(min=1, help="Games per lineup.")] = 10,
+    players: Annotated[int | None, typer.Option(help="Seats (the game's players option).")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option(help="Another game option as key=value (repeatable).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Base seed: the same seed, the same games.")] = 0,
+    jobs: Annotated[int, typer.Option(min=1, help="Games played in parallel processes.")] = 1,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write the results to this file.")
+    ] = None,
+) -> None:
+    """Plays every lineup of the bots with seat rotation and prints the table."""
+    options = _parse_options(option or [])
+    if players is not None:
+        options["players"] = players
+    specs = [spec.strip() for spec in bots.split(",") if spec.strip()]
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task(f"{game} tournament", total=None)
+
+        def advance(_: GameResult, done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        try:
+            result = run_tournament(
+                game, specs, games, options=options, seed=seed, jobs=jobs, on_result=advance
+            )
+        except ValueError as error:
+            raise typer.BadParameter(str(error)) from None
+    console.print(_tournament_table(result))
+    if json_path is not None:
+        json_path.write_text(result.to_json())
+        console.print(f"results written to {json_path}")
+
+
+def _tournament_table(result: TournamentResult) -> Table:
+    options = " ".join(f"{key}={value}" for key, value in result.options.items())
+    title = f"{result.game} {options}".strip() + f": {len(result.results)} games"
+    table = Table(title=title)
+    for column in ["lineup", "bot", "W", "D", "L", "win rate (95% CI)", "rating", "ms/move"]:
+        table.add_column(column, justify="left" if column in ("lineup", "bot") else "right")
+    for stats in result.stats:
+        low, high = stats.win_interval()
+        mu, sigma = result.ratings[stats.spec]
+        table.add_row(
+            stats.lineup,
+            stats.spec,
+            str(stats.wins),
+            str(stats.draws),
+            str(stats.losses),
+            f"{stats.win_rate:.1%} ({low:.1%}-{high:.1%})",
+            f"{mu:.1f} ± {sigma:.1f}",
+            f"{stats.ms_per_move:.1f}",
+        )
+    return table
 
 
 if __name__ == "__main__":
