@@ -107,20 +107,11 @@ LEVEL_NAMES = ("easy", "medium", "hard", "expert")
 def level_spec(game: Game, level: str) -> str:
     """The spec a level stands for in ``game``."""
     if game.name in ("rolit", "othello"):
+        medium = "mcts:iterations=400:rollout=batch:playouts=4"
         if game.num_players() == 2:
-            specs = [
-                "greedy",
-                "mcts:iterations=400:rollout=batch:playouts=4",
-                "alphabeta:depth=4",
-                "alphabeta:depth=6",
-            ]
+            specs = ["greedy", medium, "alphabeta:depth=5", "alphabeta:depth=7"]
         else:
-            specs = [
-                "greedy",
-                "mcts:iterations=400:rollout=batch:playouts=4",
-                "brs:depth=3",
-                "brs:depth=4",
-            ]
+            specs = ["greedy", medium, "brs:depth=3", "brs:depth=4"]
     else:
         specs = ["random", "mcts:iterations=200", "mcts:iterations=1000", "mcts:iterations=4000"]
     return specs[LEVEL_NAMES.index(level)]

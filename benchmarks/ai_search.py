@@ -1,0 +1,150 @@
+"""Search speed: MCTS simulations/s and alpha-beta nodes/s, on the compiled
+flip core against the same search over the plain-Python reference game
+(reference.py behind a small State adapter), measured in the same run.
+
+The searches are the real ``ai`` ones; only the State underneath differs, so
+the ratio is what the compiled core buys the AI. Alpha-beta here evaluates by
+ball count (both states offer ``scores()``), to time the search, not the
+evaluation; MCTS uses random rollouts, and also the C batch playouts.
+
+Usage: python benchmarks/ai_search.py [--seconds 1.0] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import engine_core
+from ai.alphabeta import AlphaBetaBot
+from ai.mcts import BatchPlayoutEvaluator, MCTSBot, RandomRolloutEvaluator
+from engine_core.api import returns_for_winners
+from engine_core.rolit.reference import ReferenceFlipGame
+
+
+class ReferenceState:
+    """The plain-Python reference behind the Game API methods the search uses."""
+
+    def __init__(self, ref: ReferenceFlipGame, history: list[int]) -> None:
+        self.ref = ref
+        self._history = history
+
+    @classmethod
+    def othello(cls) -> ReferenceState:
+        game: Any = engine_core.load_game("othello")
+        return cls(ReferenceFlipGame(game.seat_colours, game.start, othello=True), [])
+
+    def current_player(self) -> int:
+        return engine_core.TERMINAL if self.ref.over else self.ref.seat
+
+    def legal_actions(self) -> list[int]:
+        return self.ref.legal_actions()
+
+    def apply_action(self, action: int) -> None:
+        self.ref.apply(action)
+        self._history.append(action)
+
+    def clone(self) -> ReferenceState:
+        return ReferenceState(self.ref.copy(), list(self._history))
+
+    def child(self, action: int) -> ReferenceState:
+        twin = self.clone()
+        twin.apply_action(action)
+        return twin
+
+    def is_terminal(self) -> bool:
+        return self.ref.over
+
+    def is_chance_node(self) -> bool:
+        return False
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return []
+
+    def returns(self) -> list[float]:
+        return returns_for_winners(self.ref.winners(), 2) if self.ref.over else [0.0, 0.0]
+
+    def history(self) -> list[int]:
+        return list(self._history)
+
+    def scores(self) -> list[int]:
+        return self.ref.scores()
+
+
+def ball_count(state: Any) -> list[float]:
+    if state.is_terminal():
+        return state.returns()
+    black, white = state.scores()
+    return [(black - white) / 64, (white - black) / 64]
+
+
+def midgame(state: Any, plies: int = 12) -> Any:
+    rng = random.Random(7)
+    for _ in range(plies):
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def mcts_rate(make_state: Callable[[], Any], batch: bool, seconds: float) -> float:
+    rng = random.Random(1)
+    evaluator = BatchPlayoutEvaluator(rng, 1) if batch else RandomRolloutEvaluator(rng)
+    bot = MCTSBot(evaluator, rng, iterations=None, time_limit=seconds)
+    start = time.perf_counter()
+    root = bot.search(make_state())
+    return root.visits / (time.perf_counter() - start)
+
+
+def alphabeta_rate(make_state: Callable[[], Any], seconds: float) -> float:
+    bot = AlphaBetaBot(2, ball_count, time_limit=seconds)
+    start = time.perf_counter()
+    bot.choose(make_state())
+    return bot.nodes / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
+    args = parser.parse_args()
+
+    def compiled() -> Any:
+        return midgame(engine_core.load_game("othello").new_initial_state())
+
+    def reference() -> Any:
+        return midgame(ReferenceState.othello())
+
+    contenders: dict[str, Callable[[], float]] = {
+        "MCTS sims/s, random rollouts, compiled": lambda: mcts_rate(compiled, False, args.seconds),
+        "MCTS sims/s, random rollouts, reference": lambda: mcts_rate(
+            reference, False, args.seconds
+        ),
+        "MCTS sims/s, C batch playouts": lambda: mcts_rate(compiled, True, args.seconds),
+        "alpha-beta nodes/s, compiled": lambda: alphabeta_rate(compiled, args.seconds),
+        "alpha-beta nodes/s, reference": lambda: alphabeta_rate(reference, args.seconds),
+    }
+    rates: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(args.rounds):
+        for name, measure in contenders.items():
+            rates[name].append(measure())
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+
+    print(f"othello, midgame position; median of {args.rounds} rounds of {args.seconds}s")
+    for name, value in medians.items():
+        print(f"{name:<42}{value:12,.0f}")
+    mcts_base = medians["MCTS sims/s, random rollouts, reference"]
+    ab_base = medians["alpha-beta nodes/s, reference"]
+    print("ratios against the plain-Python reference:")
+    for name, base in [
+        ("MCTS sims/s, random rollouts, compiled", mcts_base),
+        ("MCTS sims/s, C batch playouts", mcts_base),
+        ("alpha-beta nodes/s, compiled", ab_base),
+    ]:
+        print(f"  {name:<40}{medians[name] / base:8.1f}x")
+
+
+if __name__ == "__main__":
+    main()
