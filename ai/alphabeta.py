@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ai.budget import check_budget
 from engine_core import State
 
 Action = Any
@@ -63,12 +64,7 @@ class AlphaBetaBot:
             raise ValueError(
                 f"alpha-beta is for two players, this game has {num_players}: use paranoid or brs"
             )
-        if depth is None and time_limit is None:
-            raise ValueError("alpha-beta needs a budget: depth, time_limit or both")
-        if depth is not None and depth < 1:
-            raise ValueError(f"depth must be >= 1, got {depth}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        check_budget(variant, "depth", depth, time_limit)
         self.num_players = num_players
         self.evaluate = evaluate
         self.variant = variant

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from ai.budget import check_budget
 from engine_core import State
 
 Action = Any
@@ -165,12 +166,7 @@ class MCTSBot:
         widening_constant: float = 2.0,
         widening_exponent: float = 0.5,
     ) -> None:
-        if iterations is None and time_limit is None:
-            raise ValueError("MCTS needs a budget: iterations, time_limit or both")
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"iterations must be >= 1, got {iterations}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        check_budget("MCTS", "iterations", iterations, time_limit)
         self.evaluator = evaluator
         self.rng = rng
         self.iterations = iterations

@@ -21,6 +21,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import engine_core
 from engine_core.rolit import FlipState
@@ -29,8 +30,9 @@ from engine_core.rolit.reference import ReferenceFlipGame
 Contender = Callable[[int], None]  # plays n playouts
 
 
-def api_loop(name: str, **options: int) -> Contender:
-    game = engine_core.load_game(name, **options)
+def api_loop(game: Any) -> Contender:
+    """Random playouts through a game's Python API: ours or OpenSpiel's, which
+    share the method names."""
     rng = random.Random(1)
 
     def run(n: int) -> None:
@@ -75,16 +77,7 @@ def openspiel_othello() -> Contender | None:
         import pyspiel  # type: ignore[import-not-found]
     except ImportError:
         return None
-    game = pyspiel.load_game("othello")
-    rng = random.Random(1)
-
-    def run(n: int) -> None:
-        for _ in range(n):
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                state.apply_action(rng.choice(state.legal_actions()))
-
-    return run
+    return api_loop(pyspiel.load_game("othello"))
 
 
 def rate(run: Contender, seconds: float) -> float:
@@ -107,10 +100,10 @@ def main() -> None:
 
     contenders: dict[tuple[str, str], Contender] = {
         ("othello", "batch C"): batch("othello"),
-        ("othello", "Game API"): api_loop("othello"),
+        ("othello", "Game API"): api_loop(engine_core.load_game("othello")),
         ("othello", "reference"): reference("othello"),
         ("rolit-4p", "batch C"): batch("rolit", players=4),
-        ("rolit-4p", "Game API"): api_loop("rolit", players=4),
+        ("rolit-4p", "Game API"): api_loop(engine_core.load_game("rolit", players=4)),
         ("rolit-4p", "reference"): reference("rolit", players=4),
     }
     baseline_key = ("othello", "OpenSpiel")

@@ -44,6 +44,16 @@ class ReferenceFlipGame:
         self.seat = first_seat
         self.over = False
 
+    @classmethod
+    def from_board(
+        cls, seat_colours: Sequence[int], cells: Sequence[int], seat: int, *, othello: bool
+    ) -> ReferenceFlipGame:
+        """A game in an arbitrary position (``seat`` to move)."""
+        game = cls(seat_colours, {}, othello=othello, first_seat=seat)
+        game.cells = list(cells)
+        game.over = game.game_over()
+        return game
+
     def copy(self) -> ReferenceFlipGame:
         twin = ReferenceFlipGame(self.seat_colours, {}, othello=self.othello, first_seat=self.seat)
         twin.cells = list(self.cells)
@@ -98,10 +108,14 @@ class ReferenceFlipGame:
                 self.cells[square] = colour
             self.cells[action] = colour
         self.seat = (self.seat + 1) % len(self.seat_colours)
+        self.over = self.game_over()
+
+    def game_over(self) -> bool:
+        """Rolit ends when the board is full; Othello also when neither side
+        can capture."""
         if EMPTY not in self.cells:
-            self.over = True
-        elif self.othello and not self.captures(self.seat):
-            self.over = not self.captures(1 - self.seat)
+            return True
+        return self.othello and not self.captures(0) and not self.captures(1)
 
     def scores(self) -> list[int]:
         return [self.cells.count(colour) for colour in self.seat_colours]

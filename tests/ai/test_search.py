@@ -15,15 +15,7 @@ from ai.bots import make_bot
 from ai.evaluation import flip
 from ai.mcts import MCTSBot, RandomRolloutEvaluator
 from engine_core.rolit import FlipState
-
-
-def late_position(name: str, seed: int, empties: int, **options: int) -> FlipState:
-    state = engine_core.load_game(name, **options).new_initial_state()
-    rng = random.Random(seed)
-    while state.board().count(-1) > empties and not state.is_terminal():
-        state.apply_action(rng.choice(state.legal_actions()))
-    assert isinstance(state, FlipState)
-    return state
+from tests.engine_core.rolit.helpers import late_position
 
 
 def paranoid_value(state: FlipState, seat: int) -> float:

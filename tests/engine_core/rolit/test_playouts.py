@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import random
 from collections import Counter
 from fractions import Fraction
 
@@ -11,15 +10,7 @@ import pytest
 
 import engine_core
 from engine_core.rolit import FlipState
-
-
-def late_position(name: str, options: dict[str, int], seed: int, empties: int) -> FlipState:
-    state = engine_core.load_game(name, **options).new_initial_state()
-    rng = random.Random(seed)
-    while state.board().count(-1) > empties and not state.is_terminal():
-        state.apply_action(rng.choice(state.legal_actions()))
-    assert isinstance(state, FlipState)
-    return state
+from tests.engine_core.rolit.helpers import late_position
 
 
 def exact_outcomes(state: FlipState) -> dict[tuple[float, ...], Fraction]:
@@ -40,7 +31,7 @@ def exact_outcomes(state: FlipState) -> dict[tuple[float, ...], Fraction]:
     [("rolit", {"players": 4}, 3), ("rolit", {"players": 3}, 4), ("othello", {}, 13)],
 )
 def test_playouts_follow_uniform_random_play(name: str, options: dict[str, int], seed: int) -> None:
-    state = late_position(name, options, seed, empties=7)
+    state = late_position(name, seed, empties=7, **options)
     exact = exact_outcomes(state)
     assert len(exact) >= 3, "pick a position whose outcome is in doubt"
     n = 20_000
@@ -61,7 +52,7 @@ def test_playouts_are_reproducible_from_the_seed() -> None:
 
 
 def test_playouts_leave_the_state_alone_and_sum_to_zero() -> None:
-    state = late_position("rolit", {"players": 3}, 8, empties=30)
+    state = late_position("rolit", 8, empties=30, players=3)
     before = (state.board(), state.history(), state.current_player())
     results = state.random_playouts(500, seed=1)
     assert (state.board(), state.history(), state.current_player()) == before
@@ -70,7 +61,7 @@ def test_playouts_leave_the_state_alone_and_sum_to_zero() -> None:
 
 
 def test_playouts_from_a_terminal_state_return_its_returns() -> None:
-    state = late_position("rolit", {"players": 2}, 9, empties=0)
+    state = late_position("rolit", 9, empties=0, players=2)
     assert state.is_terminal()
     assert state.random_playouts(3, seed=0) == [tuple(state.returns())] * 3
 

@@ -16,7 +16,7 @@ import engine_core
 from engine_core.api import returns_for_winners
 from engine_core.rolit import FlipState
 from engine_core.rolit.reference import ReferenceFlipGame
-from tests.engine_core.rolit.helpers import reference_of
+from tests.engine_core.rolit.helpers import assert_children_agree, reference_of
 
 GAMES = [("rolit", {"players": 2}), ("rolit", {"players": 3}), ("rolit", {"players": 4})]
 GAMES.append(("othello", {}))
@@ -64,29 +64,12 @@ def boards(draw: st.DrawFn, colours: int) -> list[int]:
 @given(players=st.sampled_from([2, 3, 4]), cells=boards(4), data=st.data())
 def test_arbitrary_rolit_boards_agree(players: int, cells: list[int], data: st.DataObject) -> None:
     to_move = data.draw(st.integers(0, players - 1))
-    state = engine_core.load_game("rolit", players=players).state_from_board(cells, to_move)  # type: ignore[attr-defined]
-    ref = reference_of(state)
-    assert state.legal_actions() == ref.legal_actions()
-    for action in state.legal_actions():
-        child = state.child(action)
-        ref_child = ref.copy()
-        ref_child.apply(action)
-        assert child.board() == ref_child.cells
-        assert child.is_terminal() == ref_child.over
+    game = engine_core.load_game("rolit", players=players)
+    state = game.state_from_board(cells, to_move)  # type: ignore[attr-defined]
+    assert_children_agree(state, reference_of(state, to_move))
 
 
 @given(cells=boards(2), to_move=st.integers(0, 1))
 def test_arbitrary_othello_boards_agree(cells: list[int], to_move: int) -> None:
     state = engine_core.load_game("othello").state_from_board(cells, to_move)  # type: ignore[attr-defined]
-    ref = reference_of(state)
-    ref.over = -1 not in ref.cells or not (ref.captures(0) or ref.captures(1))
-    assert state.is_terminal() == ref.over
-    assert state.legal_actions() == ref.legal_actions()
-    for action in state.legal_actions():
-        child = state.child(action)
-        ref_child = ref.copy()
-        ref_child.apply(action)
-        assert child.board() == ref_child.cells
-        assert child.is_terminal() == ref_child.over
-        if not child.is_terminal():
-            assert child.current_player() == ref_child.seat
+    assert_children_agree(state, reference_of(state, to_move))
