@@ -213,7 +213,7 @@ class ReferenceState:
             rearmost = max(column for column, _ in own)
             return sorted(act.SERVE_BASE + square_of(c) for c in own if c[0] == rearmost)
         if self.phase == "hit":
-            return [act.LAND_BASE + square_of(c) for c in court_cells(self.height)] + [act.ROLL]
+            return [*(act.LAND_BASE + square_of(c) for c in court_cells(self.height)), act.ROLL]
         if self.phase == "roll":
             return [outcome for outcome, _ in self.chance_outcomes()]
         if self.phase == "hitter step":
@@ -222,7 +222,7 @@ class ReferenceState:
             steps = receive_steps(own, self.steps_taken, self.height, self.max_steps)
         else:
             return []
-        return sorted(action for _, _, action in steps) + [act.END]
+        return [*sorted(action for _, _, action in steps), act.END]
 
     def apply_action(self, action: act.Action) -> None:
         if action not in self.legal_actions():
