@@ -166,6 +166,8 @@ def check_action(action: object, height: int) -> Action:
     elif action < END:
         sq, direction = divmod(action - STEP_BASE, 8)
         column, row = step_target(sq, direction)
+        if is_square(sq, height) and column == 0:
+            raise MalformedAction(f"action {action} steps across the net: pieces never do")
         if is_square(sq, height) and not (1 <= column <= SERVING_COLUMN and 1 <= row <= height):
             raise MalformedAction(f"action {action} steps off a 7x{height} side")
     else:
