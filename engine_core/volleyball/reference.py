@@ -290,7 +290,7 @@ class ReferenceState:
             return
         self.scores[self.hitter] += 1
         if self.scores[self.hitter] == act.WINNING_SCORE:
-            self.phase = "over"
+            self.phase, self.landing = "over", None
         else:
             self._new_point(self.hitter)
 
