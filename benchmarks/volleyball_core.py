@@ -15,8 +15,7 @@ import random
 import time
 from collections.abc import Callable
 
-import engine_core
-from engine_core.volleyball import analysis
+from engine_core.volleyball import VolleyballGame, analysis
 from engine_core.volleyball import reference as ref
 from engine_core.volleyball.actions import column_of, row_of, squares_of
 
@@ -39,14 +38,14 @@ def cells(formation: int) -> set[tuple[int, int]]:
 
 def compiled_state_games(big_leagues: bool, seed: int) -> Callable[[], int]:
     """Random games through the public State API (Python calls into the core)."""
-    game = engine_core.load_game("volleyball", big_leagues=big_leagues, seed=seed)
+    game = VolleyballGame(big_leagues=big_leagues, seed=seed)
     rng = random.Random(seed)
 
     def play() -> int:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(state.sample_chance_outcome())  # type: ignore[attr-defined]
+                state.apply_action(state.sample_chance_outcome())
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
         return 1
@@ -56,9 +55,9 @@ def compiled_state_games(big_leagues: bool, seed: int) -> Callable[[], int]:
 
 def compiled_c_loop_games(big_leagues: bool) -> Callable[[], int]:
     """Random games played entirely inside the core, 200 per call."""
-    state = engine_core.load_game("volleyball", big_leagues=big_leagues).new_initial_state()
+    state = VolleyballGame(big_leagues=big_leagues).new_initial_state()
     seeds = iter(range(10**9))
-    return lambda: len(state.random_playouts(200, seed=next(seeds)))  # type: ignore[attr-defined]
+    return lambda: len(state.random_playouts(200, seed=next(seeds)))
 
 
 def reference_games(big_leagues: bool, seed: int) -> Callable[[], int]:

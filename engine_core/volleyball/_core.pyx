@@ -747,6 +747,8 @@ cdef class Analysis:
             raise ValueError(f"the landing square {landing} is not on the court")
         if pieces & ~(self._rules.court | self._rules.serving):
             raise ValueError(f"formation {pieces:#x} has pieces off the side")
+        if popcount(pieces) > PIECES_PER_SIDE:
+            raise ValueError(f"formation {pieces:#x} has more than {PIECES_PER_SIDE} pieces")
 
     def intercept_plan(self, Bitboard pieces, int landing, Bitboard once=0, Bitboard done=0,
                        int movers=0):
@@ -754,6 +756,8 @@ cdef class Analysis:
         ``landing``, or None if no legal receive does; ``once``/``done``/
         ``movers`` describe a receive turn already under way."""
         self._check(pieces, landing)
+        if not 0 <= movers <= MAX_MOVERS:
+            raise ValueError(f"at most {MAX_MOVERS} pieces move in a turn, got {movers}")
         cdef Turn t
         cdef int plan[MAX_PLAN]
         cdef int i, n
@@ -791,6 +795,8 @@ cdef class Analysis:
                 masks[i] = formations[i]
                 if masks[i] & ~side:
                     raise ValueError(f"formation {masks[i]:#x} has pieces off the side")
+                if popcount(masks[i]) > PIECES_PER_SIDE:
+                    raise ValueError(f"formation {masks[i]:#x} has more than 6 pieces")
             with nogil:
                 for i in range(n):
                     counts[i] = covered_landings(&self._rules, masks[i])

@@ -62,6 +62,11 @@ class VolleyballGame:
     def num_distinct_actions(self) -> int:
         return act.NUM_DISTINCT_ACTIONS
 
+    def max_chance_outcomes(self) -> int:
+        """Two dice. (There is no maximum game length: a rally can go on as
+        long as both sides keep intercepting.)"""
+        return 36
+
     def options(self) -> dict[str, Any]:
         return {
             "big_leagues": self.big_leagues,

@@ -121,6 +121,13 @@ def test_bad_inputs_are_refused() -> None:
         core.covered_landings(mask((1, 4)))
     with pytest.raises(ValueError, match="off the side"):
         core.coverage_counts([mask((1, 1)), 1 << 7])
+    seven = mask((1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1))
+    with pytest.raises(ValueError, match="more than 6 pieces"):
+        core.intercept_plan(seven, act.square(4, 1))
+    with pytest.raises(ValueError, match="more than 6 pieces"):
+        core.coverage_counts([seven])
+    with pytest.raises(ValueError, match="at most 3 pieces"):
+        core.intercept_plan(mask((1, 1)), act.square(4, 1), movers=4)
 
 
 def test_the_state_plans_the_receive_under_way() -> None:
