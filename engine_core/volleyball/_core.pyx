@@ -1,57 +1,17 @@
-"""The Volleyball Returns core: the position and rules in C structs.
+"""The Volleyball Returns state machine: the position in a C struct and the
+Game API's hot methods (``rules.py`` adds the readable half of the State).
 
-Each side is a bitboard of its own pieces, ``(row - 1) * 8 + (column - 1)``
-with column 1 at the net and column 7 the serving column (bit 7 of each row is
-padding that absorbs shifts off either end of a row). The action encoding is
-the one documented in ``engine_core.volleyball.actions``; the constants below
-repeat it for C and a test checks that the two agree.
-
-``VolleyCore`` is the fast half of the State (``rules.py`` adds the readable
-half). The analysis helpers answer "can this formation intercept a ball on
-that square, and with which fewest steps?" by an IDA* search over real steps
-whose lower bound is a min-cost assignment of pieces to the three squares of
-a line; for a fresh one-step receive (the standard game) a Hall's-condition
-test on king neighbourhoods decides the same question without search.
+The bitboard layout and the shared helpers are in ``_board.pxd``; the
+intercept search is in ``_analysis.pyx``.
 """
 
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
 
 from engine_core.api import CHANCE, TERMINAL, IllegalAction
 from engine_core.volleyball.actions import check_action
 
-ctypedef uint64_t Bitboard
+from engine_core.volleyball._board cimport *
 
-cdef extern from *:
-    """
-    static inline int meeple_vb_popcount(unsigned long long x) { return __builtin_popcountll(x); }
-    static inline int meeple_vb_lsb(unsigned long long x) { return __builtin_ctzll(x); }
-    """
-    int popcount "meeple_vb_popcount"(Bitboard x) noexcept nogil
-    int lsb "meeple_vb_lsb"(Bitboard x) noexcept nogil
-
-cdef enum:
-    ROW_STRIDE = 8
-    NUM_SQUARES = 48
-    PIECES_PER_SIDE = 6
-    MAX_MOVERS = 3
-    WINNING_SCORE = 4
-    MAX_PLAN = 6
-    MAX_LINES = 8
-    MAX_LEGAL = 64
-    NO_SQUARE = -1
-    INFINITE = 1000
-
-    PLACE_BASE = 0
-    SERVE_BASE = 48
-    STEP_BASE = 96
-    END_ACTION = 480
-    LAND_BASE = 481
-    ROLL_ACTION = 529
-    DICE_BASE = 530
-    NUM_ACTIONS = 566
-
-# What the State is waiting for.
 cdef enum:
     PHASE_PLACE = 0        # the placer puts one piece on its court
     PHASE_SERVE = 1        # the server picks which rearmost piece goes to column 7
@@ -67,31 +27,6 @@ ENCODING = {
     "STEP_BASE": STEP_BASE, "END": END_ACTION, "LAND_BASE": LAND_BASE, "ROLL": ROLL_ACTION,
     "DICE_BASE": DICE_BASE, "NUM_DISTINCT_ACTIONS": NUM_ACTIONS,
 }
-
-# Bit offsets of the eight king steps, in the order of actions.DIRECTIONS.
-cdef int[8] DELTA = [1, -1, 8, -8, 9, 7, -7, -9]
-
-
-cdef struct Rules:
-    int height
-    int max_steps          # king steps a receiving piece may take: 1, or 2 in Big Leagues
-    bint big_leagues
-    bint underdog
-    Bitboard court         # columns 1..6 of every row
-    Bitboard serving       # column 7 of every row
-    Bitboard zone[NUM_SQUARES]            # a square and its king neighbours on the side
-    Bitboard lines[NUM_SQUARES][MAX_LINES]  # the 3-square lines with one end on a square
-    int num_lines[NUM_SQUARES]
-
-
-cdef struct Turn:
-    # The receiver's pieces and what it has moved this turn. A piece is named
-    # by the square it stands on; ``once`` pieces took one of two Big League
-    # steps, ``done`` pieces may not move again.
-    Bitboard pieces
-    Bitboard once
-    Bitboard done
-    int movers
 
 
 cdef struct Position:
@@ -109,245 +44,6 @@ cdef struct Position:
     Bitboard done
     int movers
     uint64_t rng
-
-
-# --- bit helpers ---------------------------------------------------------
-
-cdef inline Bitboard bit(int sq) noexcept nogil:
-    return (<Bitboard>1) << sq
-
-
-cdef inline Bitboard shift(Bitboard x, int direction) noexcept nogil:
-    """Moves every bit one king step; bits leaving a row land in its padding
-    column (or off the board) and are removed by masking with the court."""
-    cdef int d = DELTA[direction]
-    return x << d if d > 0 else x >> (-d)
-
-
-cdef inline int column_of(int sq) noexcept nogil:
-    return sq % ROW_STRIDE + 1
-
-
-cdef inline int row_of(int sq) noexcept nogil:
-    return sq // ROW_STRIDE + 1
-
-
-cdef inline int king_distance(int a, int b) noexcept nogil:
-    cdef int dc = column_of(a) - column_of(b)
-    cdef int dr = row_of(a) - row_of(b)
-    if dc < 0:
-        dc = -dc
-    if dr < 0:
-        dr = -dr
-    return dc if dc > dr else dr
-
-
-cdef void init_rules(Rules* r, int height, bint big_leagues, bint underdog) noexcept nogil:
-    cdef int row, sq, direction, n
-    cdef Bitboard side, a, b, c
-    r.height = height
-    r.big_leagues = big_leagues
-    r.underdog = underdog
-    r.max_steps = 2 if big_leagues else 1
-    r.court = 0
-    r.serving = 0
-    for row in range(height):
-        r.court |= (<Bitboard>0x3F) << (row * ROW_STRIDE)
-        r.serving |= (<Bitboard>0x40) << (row * ROW_STRIDE)
-    side = r.court | r.serving
-    for sq in range(NUM_SQUARES):
-        r.zone[sq] = 0
-        r.num_lines[sq] = 0
-        if not side & bit(sq):
-            continue
-        r.zone[sq] = bit(sq)
-        for direction in range(8):
-            r.zone[sq] |= shift(bit(sq), direction) & side
-        if not r.court & bit(sq):
-            continue
-        n = 0
-        for direction in range(8):
-            a = bit(sq)
-            b = shift(a, direction) & r.court
-            c = shift(b, direction) & r.court
-            if c:
-                r.lines[sq][n] = a | b | c
-                n += 1
-        r.num_lines[sq] = n
-
-
-# --- intercepts ------------------------------------------------------------
-
-cdef inline bint intercepts(const Rules* r, Bitboard pieces, int landing) noexcept nogil:
-    """Three pieces in a line on the court with one end on the landing square.
-    Lines lie in columns 1..6, so a piece in column 7 never counts."""
-    cdef int i
-    for i in range(r.num_lines[landing]):
-        if pieces & r.lines[landing][i] == r.lines[landing][i]:
-            return True
-    return False
-
-
-cdef inline bint line_fillable_in_one_step(const Rules* r, Bitboard pieces,
-                                           Bitboard line) noexcept nogil:
-    """Whether distinct pieces, each at most one king step away, can cover the
-    line's three squares: Hall's condition on their king neighbourhoods."""
-    cdef int s0 = lsb(line)
-    line &= line - 1
-    cdef int s1 = lsb(line)
-    line &= line - 1
-    cdef int s2 = lsb(line)
-    cdef Bitboard n0 = pieces & r.zone[s0]
-    cdef Bitboard n1 = pieces & r.zone[s1]
-    cdef Bitboard n2 = pieces & r.zone[s2]
-    return (n0 != 0 and n1 != 0 and n2 != 0
-            and popcount(n0 | n1) >= 2 and popcount(n0 | n2) >= 2
-            and popcount(n1 | n2) >= 2 and popcount(n0 | n1 | n2) >= 3)
-
-
-cdef int lower_bound(const Rules* r, const Turn* t, int landing) noexcept nogil:
-    """A lower bound on the steps still needed to intercept: the cheapest
-    assignment of distinct pieces to the three squares of some line, where a
-    piece costs its king distance and may go no further than its remaining
-    steps, and no more than MAX_MOVERS pieces move in all. INFINITE if no
-    assignment exists."""
-    cdef int squares[PIECES_PER_SIDE + 1]
-    cdef int remaining[PIECES_PER_SIDE + 1]
-    cdef bint fresh[PIECES_PER_SIDE + 1]
-    cdef int cost[3][PIECES_PER_SIDE + 1]
-    cdef int targets[3]
-    cdef int n = 0, best = INFINITE, i, j, k, m, li, total, movers
-    cdef Bitboard rest = t.pieces, line
-    while rest and n <= PIECES_PER_SIDE:
-        squares[n] = lsb(rest)
-        rest &= rest - 1
-        if t.done & bit(squares[n]):
-            remaining[n] = 0
-            fresh[n] = False
-        elif t.once & bit(squares[n]):
-            remaining[n] = r.max_steps - 1
-            fresh[n] = False
-        else:
-            remaining[n] = r.max_steps if t.movers < MAX_MOVERS else 0
-            fresh[n] = True
-        n += 1
-    for li in range(r.num_lines[landing]):
-        line = r.lines[landing][li]
-        for m in range(3):
-            targets[m] = lsb(line)
-            line &= line - 1
-            for i in range(n):
-                cost[m][i] = king_distance(squares[i], targets[m])
-                if cost[m][i] > remaining[i]:
-                    cost[m][i] = INFINITE
-        for i in range(n):
-            if cost[0][i] >= INFINITE:
-                continue
-            for j in range(n):
-                if j == i or cost[1][j] >= INFINITE:
-                    continue
-                for k in range(n):
-                    if k == i or k == j or cost[2][k] >= INFINITE:
-                        continue
-                    total = cost[0][i] + cost[1][j] + cost[2][k]
-                    if total >= best:
-                        continue
-                    movers = t.movers
-                    movers += fresh[i] and cost[0][i] > 0
-                    movers += fresh[j] and cost[1][j] > 0
-                    movers += fresh[k] and cost[2][k] > 0
-                    if movers <= MAX_MOVERS:
-                        best = total
-    return best
-
-
-cdef inline Bitboard movable_pieces(const Rules* r, const Turn* t) noexcept nogil:
-    if t.movers >= MAX_MOVERS:
-        return t.once
-    return t.pieces & ~t.done
-
-
-cdef inline void move_piece(const Rules* r, Turn* t, int start, int end) noexcept nogil:
-    """One receiving step; the caller has checked that it is legal."""
-    t.pieces ^= bit(start) | bit(end)
-    if t.once & bit(start):
-        t.once ^= bit(start)
-        t.done |= bit(end)
-    else:
-        t.movers += 1
-        if r.max_steps > 1:
-            t.once |= bit(end)
-        else:
-            t.done |= bit(end)
-
-
-cdef bint plan_dfs(const Rules* r, Turn* t, int landing, int steps, int bound,
-                   int* plan) noexcept nogil:
-    """Depth-first search for an intercept within ``bound`` steps, pruned by
-    ``lower_bound``; writes the step actions into ``plan``."""
-    if intercepts(r, t.pieces, landing):
-        return True
-    if steps + lower_bound(r, t, landing) > bound:
-        return False
-    cdef Turn saved = t[0]
-    cdef Bitboard movers = movable_pieces(r, t), targets
-    cdef int start, direction, end
-    while movers:
-        start = lsb(movers)
-        movers &= movers - 1
-        for direction in range(8):
-            targets = shift(bit(start), direction) & r.court & ~t.pieces
-            if not targets:
-                continue
-            end = lsb(targets)
-            move_piece(r, t, start, end)
-            plan[steps] = STEP_BASE + start * 8 + direction
-            if plan_dfs(r, t, landing, steps + 1, bound, plan):
-                t[0] = saved
-                return True
-            t[0] = saved
-    return False
-
-
-cdef int intercept_plan(const Rules* r, Turn* t, int landing, int* plan) noexcept nogil:
-    """The fewest steps that intercept a ball on ``landing`` (plan filled), or -1."""
-    cdef int bound = lower_bound(r, t, landing)
-    cdef int limit = MAX_MOVERS * r.max_steps
-    if intercepts(r, t.pieces, landing):
-        return 0
-    while bound <= limit:
-        if plan_dfs(r, t, landing, 0, bound, plan):
-            return bound
-        bound += 1
-    return -1
-
-
-cdef inline bint can_intercept_fresh(const Rules* r, Bitboard pieces, int landing) noexcept nogil:
-    """Whether a receiver that has not moved yet can intercept on ``landing``."""
-    cdef Turn t
-    cdef int plan[MAX_PLAN]
-    cdef int i
-    if r.max_steps == 1:
-        for i in range(r.num_lines[landing]):
-            if line_fillable_in_one_step(r, pieces, r.lines[landing][i]):
-                return True
-        return False
-    t.pieces = pieces
-    t.once = 0
-    t.done = 0
-    t.movers = 0
-    return intercept_plan(r, &t, landing, plan) >= 0
-
-
-cdef int covered_landings(const Rules* r, Bitboard pieces) noexcept nogil:
-    """How many court squares a fresh receiver with ``pieces`` can intercept on."""
-    cdef Bitboard court = r.court
-    cdef int count = 0, sq
-    while court:
-        sq = lsb(court)
-        court &= court - 1
-        count += can_intercept_fresh(r, pieces, sq)
-    return count
 
 
 # --- the state machine -----------------------------------------------------
@@ -427,13 +123,6 @@ cdef inline void end_receive(const Rules* r, Position* p) noexcept nogil:
         p.landing = NO_SQUARE
     else:
         new_point(p, p.hitter)
-
-
-cdef inline Bitboard step_targets(const Rules* r, Bitboard own, int start,
-                                  int direction) noexcept nogil:
-    """The square one king step from ``start`` if a piece may step there:
-    on the court (never into column 7, never over the net) and empty."""
-    return shift(bit(start), direction) & r.court & ~own
 
 
 cdef int legal_list(const Rules* r, const Position* p, int* out) noexcept nogil:
@@ -517,7 +206,7 @@ cdef void play(const Rules* r, Position* p, int action) noexcept nogil:
     elif p.phase == PHASE_HITTER_STEP:
         if action != END_ACTION:
             start = (action - STEP_BASE) // 8
-            end = start + DELTA[(action - STEP_BASE) % 8]
+            end = start + delta((action - STEP_BASE) % 8)
             p.pieces[seat] ^= bit(start) | bit(end)
         p.phase = PHASE_RECEIVE
         p.to_move = 1 - seat
@@ -530,7 +219,7 @@ cdef void play(const Rules* r, Position* p, int action) noexcept nogil:
             t.done = p.done
             t.movers = p.movers
             start = (action - STEP_BASE) // 8
-            move_piece(r, &t, start, start + DELTA[(action - STEP_BASE) % 8])
+            move_piece(r, &t, start, start + delta((action - STEP_BASE) % 8))
             p.pieces[seat] = t.pieces
             p.once = t.once
             p.done = t.done
@@ -730,77 +419,3 @@ cdef class VolleyCore:
                 length = random_game(&self._rules, &p)
             out.append((0 if p.scores[0] > p.scores[1] else 1, length))
         return out
-
-
-# --- analysis ----------------------------------------------------------------
-
-cdef class Analysis:
-    """The intercept helpers for one board: height 3 or 6, one or two steps."""
-
-    cdef Rules _rules
-
-    def __init__(self, bint big_leagues=False):
-        init_rules(&self._rules, 6 if big_leagues else 3, big_leagues, False)
-
-    def _check(self, Bitboard pieces, int landing):
-        if not 0 <= landing < NUM_SQUARES or not self._rules.court & bit(landing):
-            raise ValueError(f"the landing square {landing} is not on the court")
-        if pieces & ~(self._rules.court | self._rules.serving):
-            raise ValueError(f"formation {pieces:#x} has pieces off the side")
-        if popcount(pieces) > PIECES_PER_SIDE:
-            raise ValueError(f"formation {pieces:#x} has more than {PIECES_PER_SIDE} pieces")
-
-    def intercept_plan(self, Bitboard pieces, int landing, Bitboard once=0, Bitboard done=0,
-                       int movers=0):
-        """The fewest step actions after which ``pieces`` intercept a ball on
-        ``landing``, or None if no legal receive does; ``once``/``done``/
-        ``movers`` describe a receive turn already under way."""
-        self._check(pieces, landing)
-        if not 0 <= movers <= MAX_MOVERS:
-            raise ValueError(f"at most {MAX_MOVERS} pieces move in a turn, got {movers}")
-        cdef Turn t
-        cdef int plan[MAX_PLAN]
-        cdef int i, n
-        t.pieces = pieces
-        t.once = once & pieces
-        t.done = done & pieces
-        t.movers = movers
-        n = intercept_plan(&self._rules, &t, landing, plan)
-        if n < 0:
-            return None
-        return [plan[i] for i in range(n)]
-
-    def can_intercept(self, Bitboard pieces, int landing):
-        """Whether a receiver that has not moved yet can intercept on ``landing``."""
-        self._check(pieces, landing)
-        return can_intercept_fresh(&self._rules, pieces, landing)
-
-    def covered_landings(self, Bitboard pieces):
-        """How many court squares a fresh receiver can intercept on."""
-        self._check(pieces, lsb(self._rules.court))
-        return covered_landings(&self._rules, pieces)
-
-    def coverage_counts(self, formations):
-        """``covered_landings`` for each formation of a sequence, in one C loop."""
-        cdef Py_ssize_t n = len(formations), i
-        cdef Bitboard side = self._rules.court | self._rules.serving
-        cdef Bitboard* masks = <Bitboard*>malloc(max(n, 1) * sizeof(Bitboard))
-        cdef int* counts = <int*>malloc(max(n, 1) * sizeof(int))
-        if masks == NULL or counts == NULL:
-            free(masks)
-            free(counts)
-            raise MemoryError()
-        try:
-            for i in range(n):
-                masks[i] = formations[i]
-                if masks[i] & ~side:
-                    raise ValueError(f"formation {masks[i]:#x} has pieces off the side")
-                if popcount(masks[i]) > PIECES_PER_SIDE:
-                    raise ValueError(f"formation {masks[i]:#x} has more than 6 pieces")
-            with nogil:
-                for i in range(n):
-                    counts[i] = covered_landings(&self._rules, masks[i])
-            return [counts[i] for i in range(n)]
-        finally:
-            free(masks)
-            free(counts)

@@ -3,7 +3,7 @@
 A formation is one side's pieces: a bitboard (see ``actions``) or a sequence
 of (column, row) pairs. Everything here concerns a receiver that has not
 moved yet; ``VolleyballState.intercept_plan`` answers mid-turn. The work is
-done in the compiled core (``_core.Analysis``); ``reference.py`` holds a
+done in the compiled core (``_analysis.Analysis``); ``reference.py`` holds a
 plain-Python version of the same answers for tests.
 """
 
@@ -15,7 +15,7 @@ from functools import cache
 from itertools import combinations
 
 from engine_core.volleyball import actions as act
-from engine_core.volleyball._core import Analysis
+from engine_core.volleyball._analysis import Analysis
 
 Formation = int | Iterable[tuple[int, int]]
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from engine_core.api import IllegalAction, MalformedAction, register_game, returns_for_winners
 from engine_core.volleyball import actions as act
-from engine_core.volleyball._core import Analysis, VolleyCore
+from engine_core.volleyball._analysis import Analysis
+from engine_core.volleyball._core import VolleyCore
 from engine_core.volleyball.actions import Action, column_of, row_of, square_name
 
 NUM_PLAYERS = 2

@@ -11,7 +11,7 @@ from engine_core import IllegalAction
 from engine_core.volleyball import actions as act
 from engine_core.volleyball import analysis
 from engine_core.volleyball import reference as ref
-from engine_core.volleyball._core import Analysis
+from engine_core.volleyball._analysis import Analysis
 
 from .helpers import mask, play, served
 from .test_differential import check_plan

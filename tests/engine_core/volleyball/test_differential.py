@@ -12,7 +12,7 @@ import engine_core
 from engine_core.volleyball import VolleyballState, analysis
 from engine_core.volleyball import actions as act
 from engine_core.volleyball import reference as ref
-from engine_core.volleyball._core import Analysis
+from engine_core.volleyball._analysis import Analysis
 
 from .helpers import DETERMINISTIC
 
