@@ -42,8 +42,6 @@ cdef enum:
     DICE_BASE = 530
     NUM_ACTIONS = 566
 
-# What the State is waiting for.
-
 
 cdef struct Rules:
     int height

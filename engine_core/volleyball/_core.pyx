@@ -12,6 +12,8 @@ from engine_core.volleyball.actions import check_action
 
 from engine_core.volleyball._board cimport *
 
+
+# What the State is waiting for.
 cdef enum:
     PHASE_PLACE = 0        # the placer puts one piece on its court
     PHASE_SERVE = 1        # the server picks which rearmost piece goes to column 7
@@ -76,6 +78,8 @@ cdef inline Bitboard rearmost_pieces(Bitboard pieces) noexcept nogil:
 
 
 cdef inline void start_hit(const Rules* r, Position* p) noexcept nogil:
+    """The hitter sends the ball: it rolls, or with Underdog Boost and fewer
+    points it chooses between a landing square and rolling."""
     cdef int h = p.hitter
     p.hits += 1
     p.landing = NO_SQUARE
@@ -87,6 +91,8 @@ cdef inline void start_hit(const Rules* r, Position* p) noexcept nogil:
 
 
 cdef inline void ball_landed(const Rules* r, Position* p, int landing) noexcept nogil:
+    """The ball is down on the receiver's side: the Big League hitter's step
+    comes first, then a fresh receive turn."""
     p.landing = landing
     if r.big_leagues:
         p.phase = PHASE_HITTER_STEP
@@ -100,6 +106,7 @@ cdef inline void ball_landed(const Rules* r, Position* p, int landing) noexcept 
 
 
 cdef inline void new_point(Position* p, int server) noexcept nogil:
+    """Empties both sides; ``server`` places first."""
     p.pieces[0] = 0
     p.pieces[1] = 0
     p.server = server
@@ -112,6 +119,8 @@ cdef inline void new_point(Position* p, int server) noexcept nogil:
 
 
 cdef inline void end_receive(const Rules* r, Position* p) noexcept nogil:
+    """An intercept turns the receiver into the hitter with the pieces as they
+    stand; a miss scores for the hitter, who serves the next point."""
     cdef int receiver = 1 - p.hitter
     if intercepts(r, p.pieces[receiver], p.landing):
         p.hitter = receiver
