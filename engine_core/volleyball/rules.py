@@ -141,8 +141,14 @@ class VolleyballState(VolleyCore):
                 trial.apply_action(action)
             except IllegalAction as error:
                 kind = MalformedAction if isinstance(error, MalformedAction) else IllegalAction
-                raise kind(f"action {index} ({action!r}): {error}") from error
+                raise kind(f"action {index} ({self._describe(action)}): {error}") from error
         self._assign(trial)
+
+    def _describe(self, action: object) -> str:
+        try:
+            return self.action_to_string(action)  # type: ignore[arg-type]
+        except MalformedAction:
+            return repr(action)
 
     # --- analysis ----------------------------------------------------------------
 

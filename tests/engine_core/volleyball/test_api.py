@@ -108,10 +108,10 @@ def test_whole_turns_apply_atomically() -> None:
     state = play(served([(1, 2), (2, 2), (4, 2), (6, 1), (6, 3), (3, 3)]), "dice 1,3")
     before = snapshot(state)
     turn = [state.string_to_action(s) for s in ("step 4,2->3,2", "step 3,2->3,1", "end")]
-    with pytest.raises(IllegalAction, match=r"action 1 .*already moved"):
+    with pytest.raises(IllegalAction, match=r"action 1 \(step 3,2->3,1\): .*already moved"):
         state.apply_actions(turn)
     assert snapshot(state) == before
-    with pytest.raises(MalformedAction, match="action 1"):
+    with pytest.raises(MalformedAction, match=r"action 1 \(-5\)"):
         state.apply_actions([turn[0], -5])
     assert snapshot(state) == before
     with pytest.raises(IllegalAction, match="not seat 0's turn"):
