@@ -113,3 +113,28 @@ def test_compiled_random_playouts_end_and_repeat(big_leagues: bool, underdog_boo
     # A game has at least 4 points of 12 placements, a serve, dice and an end.
     assert all(length >= 4 * 15 for _, length in games)
     assert state.history() == []
+
+
+@pytest.mark.parametrize(("big_leagues", "underdog_boost"), VARIANTS)
+def test_every_action_id_in_every_phase(big_leagues: bool, underdog_boost: bool) -> None:
+    """At the first state of each phase of a seeded game, every action id
+    either is legal and applies, or is refused with the state unchanged."""
+    state = _new(big_leagues, underdog_boost, 2)
+    rng = random.Random(2)
+    seen: set[str] = set()
+    while not state.is_terminal():
+        if state.phase() not in seen:
+            seen.add(state.phase())
+            legal = set(state.legal_actions())
+            before = snapshot(state)
+            for action in range(-1, act.NUM_DISTINCT_ACTIONS + 1):
+                if action in legal:
+                    assert state.child(action).history()[-1] == action
+                else:
+                    with pytest.raises(IllegalAction):
+                        state.apply_action(action)
+                    assert snapshot(state) == before
+        state.apply_action(
+            state.sample_chance_outcome() if state.is_chance_node() else pick(state, rng)
+        )
+    assert {"place", "serve", "roll", "receive"} <= seen
