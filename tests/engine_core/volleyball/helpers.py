@@ -9,6 +9,8 @@ from hypothesis import settings
 
 import engine_core
 from engine_core.volleyball import VolleyballState
+from engine_core.volleyball import actions as act
+from engine_core.volleyball import reference as ref
 from engine_core.volleyball.actions import square
 
 # Derandomized so the suite is deterministic; no deadline (timing never decides).
@@ -70,3 +72,20 @@ def snapshot(state: VolleyballState) -> tuple[object, ...]:
         state.server(),
         str(state),
     )
+
+
+def check_plan(
+    plan: list[int], pieces: set[tuple[int, int]], landing: tuple[int, int], big_leagues: bool,
+    steps_taken: dict[tuple[int, int], int] | None = None,
+) -> None:
+    """Each step of ``plan`` is a legal receiving step, and it ends intercepting."""
+    height, max_steps = (6, 2) if big_leagues else (3, 1)
+    here, taken = set(pieces), dict(steps_taken or {})
+    for action in plan:
+        steps = {a: (cell, target) for cell, target, a in ref.receive_steps(here, taken, height,
+                                                                            max_steps)}  # fmt: skip
+        assert action in steps, act.action_to_string(action, height)
+        cell, target = steps[action]
+        here = (here - {cell}) | {target}
+        taken[target] = taken.pop(cell, 0) + 1
+    assert ref.intercepts(here, landing, height)

@@ -13,8 +13,7 @@ from engine_core.volleyball import analysis
 from engine_core.volleyball import reference as ref
 from engine_core.volleyball._analysis import Analysis
 
-from .helpers import mask, play, served
-from .test_differential import check_plan
+from .helpers import check_plan, mask, play, served
 
 
 def names(plan: list[int] | None, height: int = 3) -> list[str] | None:

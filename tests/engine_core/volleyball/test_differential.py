@@ -14,7 +14,7 @@ from engine_core.volleyball import actions as act
 from engine_core.volleyball import reference as ref
 from engine_core.volleyball._analysis import Analysis
 
-from .helpers import DETERMINISTIC
+from .helpers import DETERMINISTIC, check_plan
 
 Cell = tuple[int, int]
 
@@ -27,23 +27,6 @@ def formations(height: int) -> st.SearchStrategy[set[Cell]]:
     serving = st.sampled_from([(7, row) for row in range(1, height + 1)])
     with_server = st.tuples(st.sets(st.sampled_from(court), min_size=5, max_size=5), serving)
     return st.one_of(on_court, with_server.map(lambda pair: pair[0] | {pair[1]}))
-
-
-def check_plan(
-    plan: list[int], pieces: set[Cell], landing: Cell, big_leagues: bool,
-    steps_taken: dict[Cell, int] | None = None,
-) -> None:
-    """Each step of ``plan`` is a legal receiving step, and it ends intercepting."""
-    height, max_steps = (6, 2) if big_leagues else (3, 1)
-    here, taken = set(pieces), dict(steps_taken or {})
-    for action in plan:
-        steps = {a: (cell, target) for cell, target, a in ref.receive_steps(here, taken, height,
-                                                                            max_steps)}  # fmt: skip
-        assert action in steps, act.action_to_string(action, height)
-        cell, target = steps[action]
-        here = (here - {cell}) | {target}
-        taken[target] = taken.pop(cell, 0) + 1
-    assert ref.intercepts(here, landing, height)
 
 
 def compare_plans(
