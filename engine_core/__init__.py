@@ -7,7 +7,7 @@
 """
 
 # Importing a game package registers its games.
-from engine_core import rolit
+from engine_core import rolit, volleyball
 from engine_core.api import (
     CHANCE,
     TERMINAL,
@@ -31,4 +31,5 @@ __all__ = [
     "register_game",
     "registered_games",
     "rolit",
+    "volleyball",
 ]
