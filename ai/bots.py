@@ -6,6 +6,7 @@ A spec is an algorithm name, optionally followed by ``:key=value`` options
     random | greedy
     mcts[:iterations=N][:time=SECONDS][:c=UCT_C][:rollout=random|batch|eval][:playouts=N]
     alphabeta | paranoid | brs [:depth=N][:time=SECONDS]
+    expectimax[:depth=N]       (games with chance; in volleyball with planned placement)
 
 or a level, ``easy | medium | hard | expert``, which each game maps to one of
 the above (see ``LEVELS``). A bot answers ``bot.choose(state) -> action``.
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 
 from ai.alphabeta import AlphaBetaBot
 from ai.evaluation import ORDERINGS, evaluation_for
+from ai.expectimax import ExpectimaxBot
 from ai.mcts import (
     BatchPlayoutEvaluator,
     MCTSBot,
@@ -31,6 +33,7 @@ from ai.mcts import (
     random_action,
     uniform_prior,
 )
+from ai.volleyball import VolleyballBot
 from engine_core import Game, State
 
 Action = Any
@@ -100,6 +103,7 @@ OPTION_TYPES: dict[str, dict[str, type]] = {
     "alphabeta": {"depth": int, "time": float},
     "paranoid": {"depth": int, "time": float},
     "brs": {"depth": int, "time": float},
+    "expectimax": {"depth": int},
 }
 LEVEL_NAMES = ("easy", "medium", "hard", "expert")
 
@@ -112,6 +116,12 @@ def level_spec(game: Game, level: str) -> str:
             specs = ["greedy", medium, "alphabeta:depth=5", "alphabeta:depth=7"]
         else:
             specs = ["greedy", medium, "brs:depth=3", "brs:depth=4"]
+    elif game.name == "volleyball":
+        if game.options()["big_leagues"]:
+            # Six rows and two steps a piece: each ply of search costs far more.
+            specs = ["greedy", "expectimax:depth=1", "expectimax:depth=1", "expectimax:depth=2"]
+        else:
+            specs = ["greedy", "expectimax:depth=1", "expectimax:depth=2", "expectimax:depth=3"]
     else:
         specs = ["random", "mcts:iterations=200", "mcts:iterations=1000", "mcts:iterations=4000"]
     return specs[LEVEL_NAMES.index(level)]
@@ -177,6 +187,11 @@ def make_bot(game: Game, spec: str, seed: int = 0) -> Bot:
             time_limit=time_limit,
             uct_c=options.get("c", 1.4),
         )
+    if parsed.algorithm == "expectimax":
+        depth = options.get("depth", 2)
+        if game.name == "volleyball":
+            return VolleyballBot(rng, depth=depth)
+        return ExpectimaxBot(game.num_players(), evaluate, rng, depth=depth)
     return AlphaBetaBot(
         game.num_players(),
         evaluate,

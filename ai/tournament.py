@@ -163,15 +163,23 @@ def plan(
     return tasks
 
 
+# Volleyball has no length limit (a rally lasts while both sides intercept);
+# a game this long is stopped and scored as a draw rather than hang the run.
+MAX_PLIES = 20_000
+
+
 def play(task: GameTask) -> GameResult:
-    """Plays one game (in a worker process)."""
+    """Plays one game (in a worker process); one that reaches MAX_PLIES is
+    stopped and counts as a draw."""
     game = engine_core.load_game(task.game, **task.options)
     rng = random.Random(task.seed)
     bots = [make_bot(game, spec, seed=rng.getrandbits(32)) for spec in task.seats]
     think = [0.0] * len(bots)
     decisions = [0] * len(bots)
     state = game.new_initial_state()
-    while not state.is_terminal():
+    plies = 0
+    while not state.is_terminal() and plies < MAX_PLIES:
+        plies += 1
         if state.is_chance_node():
             state.apply_action(random_action(state, rng))
             continue
@@ -181,9 +189,8 @@ def play(task: GameTask) -> GameResult:
         think[seat] += time.perf_counter() - start
         decisions[seat] += 1
         state.apply_action(action)
-    return GameResult(
-        task, tuple(state.returns()), len(state.history()), tuple(think), tuple(decisions)
-    )
+    returns = tuple(state.returns())  # all zeros for a stopped game: a draw
+    return GameResult(task, returns, plies, tuple(think), tuple(decisions))
 
 
 def lineup_label(lineup: tuple[str, ...]) -> str:

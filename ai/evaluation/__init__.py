@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ai.evaluation import flip
+from ai.evaluation import flip, volleyball
 from engine_core import State
 
 Evaluate = Callable[[State], Sequence[float]]
@@ -14,6 +14,7 @@ Order = Callable[[State, list[Any]], list[Any]]
 EVALUATIONS: dict[str, Evaluate] = {
     "rolit": flip.evaluate,  # type: ignore[dict-item]
     "othello": flip.evaluate,  # type: ignore[dict-item]
+    "volleyball": volleyball.evaluate,  # type: ignore[dict-item]
 }
 ORDERINGS: dict[str, Order] = {
     "rolit": flip.order_actions,  # type: ignore[dict-item]
