@@ -205,3 +205,20 @@ def test_bots_play_whole_games_legally_and_reproducibly(
         return state.history()
 
     assert play(5) == play(5)
+
+
+def test_mcts_samples_chance_outcomes_by_their_probability() -> None:
+    game = engine_core.load_game("volleyball", seed=1)
+    state = game.new_initial_state()
+    bot = make_bot(game, "hard", seed=0)
+    while not state.is_chance_node():
+        state.apply_action(bot.choose(state))
+    mcts = MCTSBot(RandomRolloutEvaluator(random.Random(2)), random.Random(2), iterations=3600)
+    root = mcts.search(state)
+    outcomes = dict(state.chance_outcomes())
+    assert len(outcomes) == 36
+    assert {child.action for child in root.children} == set(outcomes)
+    for child in root.children:
+        # 100 expected visits each; 5 standard deviations of a binomial.
+        assert abs(child.visits - 100) <= 5 * (3600 * (1 / 36) * (35 / 36)) ** 0.5
+        assert child.prior == outcomes[child.action]
