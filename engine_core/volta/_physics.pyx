@@ -1,0 +1,965 @@
+"""The Volta rigid-body core: two square steeds with riders on a disk arena.
+
+Everything that runs per time step lives in C structs and ``nogil`` functions:
+a ``Sim`` holds the constants, both bodies and the finger push, so that a
+trial step is a plain struct copy (used to bisect for the time of impact).
+``World`` is the Python face: it sets bodies up, starts flicks, runs to rest
+and hands back frames and events. RULES.md explains every model and constant;
+``engine_core.volta.reference`` re-implements the key pieces in plain Python
+for the differential tests.
+
+One step of ``dt``, for each body on the arena:
+1. the finger's impulse over the step (a half-sine push, integrated exactly);
+2. the rider's pull on the steed (zero while seated, when it is carried along);
+3. Coulomb friction of a uniformly loaded square, linear and rotational
+   together, from a table integrated over the square at import; it may stop
+   the body but never reverse it;
+4. the rider: seated while the steed's acceleration stays under g*tan(lip
+   angle), else it rolls in the dent and falls when it passes the rim;
+5. position update (trapezoid; the exact partial step when friction stops it).
+Then, if the steeds overlap, the step is bisected for the time of impact, a
+single contact impulse (restitution, Coulomb friction) is applied there, and
+the rest of the step is integrated. A steed whose centre leaves the disk falls.
+"""
+
+from libc.math cimport M_PI, atan2, cos, fabs, fmod, sin, sqrt
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+cdef enum:
+    SEATED = 0
+    ROLLING = 1
+    FALLEN = 2
+    EV_COLLISION = 0
+    EV_RIDER_FALL = 1
+    EV_STEED_FALL = 2
+    # friction table: push direction in the body frame x rotation share
+    TABLE_ANGLES = 16        # intervals over [0, pi/2] (the square's C4 symmetry)
+    TABLE_SHARES = 64        # intervals over t in [-1, 1]
+    TABLE_GRID = 64          # midpoint rule per side when integrating the table
+    BISECTIONS = 16
+    FRAME_DOUBLES = 15       # time, then per steed: x, y, angle, on arena, rider x, y, state
+
+SEATED_STATE = SEATED
+ROLLING_STATE = ROLLING
+FALLEN_STATE = FALLEN
+EVENT_KINDS = ("collision", "rider_fall", "steed_fall")
+
+# A spinning marble's energy is (7/10) m v^2 and it takes 5/7 of any push.
+cdef double ROLL = 5.0 / 7.0
+# Contacts closer than this are one contact (no new collision event).
+cdef double CONTACT_GAP = 1e-4
+# Overlap left after an impulse is removed above this depth (metres).
+cdef double SLOP = 1e-6
+# A rider rocking slower than this when it crosses the dent's centre settles.
+cdef double SETTLE_SPEED = 0.002
+
+cdef double FR_PAR[TABLE_SHARES + 1][TABLE_ANGLES + 1]
+cdef double FR_PERP[TABLE_SHARES + 1][TABLE_ANGLES + 1]
+cdef double FR_TORQUE[TABLE_SHARES + 1][TABLE_ANGLES + 1]
+# Mean distance of a unit square's points from its centre, in half sides:
+# (sqrt(2) + ln(1 + sqrt(2))) / 3; the torque of pure spin is mu*m*g*L*this.
+cdef double SPIN_ARM = 0.7651957165755983
+
+
+cdef struct Rider:
+    int state
+    double mass
+    double rim          # dent rim radius (m)
+    double ball         # ball radius (m)
+    double switch_keep  # speed kept when the ball rocks over to the far rim
+    double dx, dy       # ball centre relative to the dent centre
+    double ux, uy       # its velocity relative to the steed
+    double lean_x, lean_y  # direction it is leaning while at the centre
+
+
+cdef struct Body:
+    double x, y, angle, vx, vy, omega
+    int active
+    Rider rider
+
+
+cdef struct Push:
+    int body            # -1: no push
+    double jx, jy       # total impulse (world frame, fixed for the push)
+    double cx, cy       # contact point in the body frame
+    double end          # time the finger leaves
+
+
+cdef struct Params:
+    double g, arena_radius, half_side, mass, inertia
+    double mu, restitution, mu_contact, rolling_resistance
+    double duration, dt, time_cap
+    int steps_per_frame
+
+
+cdef struct Sim:
+    Params p
+    Body b[2]
+    Push push
+    double time
+    long steps
+    int in_contact
+
+
+cdef struct Contact:
+    double nx, ny   # unit normal from body 0 to body 1
+    double px, py   # contact point
+    double depth    # penetration (>= 0) or, when negative, a separation bound
+
+
+# --- friction of a uniformly loaded square --------------------------------
+
+cdef void integrate_friction(double theta, double t, double* par, double* perp,
+                             double* torque) noexcept nogil:
+    """Mean of -unit(point velocity) over the unit-half-side square for a body
+    moving at (1-|t|)(cos theta, sin theta) and spinning at t (half sides)."""
+    cdef double vx = (1.0 - fabs(t)) * cos(theta), vy = (1.0 - fabs(t)) * sin(theta)
+    cdef double fx = 0.0, fy = 0.0, tz = 0.0, x, y, wx, wy, speed
+    cdef int i, j
+    for i in range(TABLE_GRID):
+        x = -1.0 + (i + 0.5) * 2.0 / TABLE_GRID
+        for j in range(TABLE_GRID):
+            y = -1.0 + (j + 0.5) * 2.0 / TABLE_GRID
+            wx = vx - t * y
+            wy = vy + t * x
+            speed = sqrt(wx * wx + wy * wy)
+            if speed > 0.0:
+                fx += wx / speed
+                fy += wy / speed
+                tz += (x * wy - y * wx) / speed
+    cdef double n = TABLE_GRID * TABLE_GRID
+    fx /= n
+    fy /= n
+    # along the motion and along its left normal: friction opposes both
+    par[0] = fx * cos(theta) + fy * sin(theta)
+    perp[0] = -fx * sin(theta) + fy * cos(theta)
+    torque[0] = tz / n
+
+
+cdef void build_friction_table() noexcept nogil:
+    cdef int i, j
+    cdef double t, theta
+    for i in range(TABLE_SHARES + 1):
+        t = -1.0 + 2.0 * i / TABLE_SHARES
+        for j in range(TABLE_ANGLES + 1):
+            theta = 0.5 * M_PI * j / TABLE_ANGLES
+            if 2 * i == TABLE_SHARES:      # pure translation: exactly -v
+                FR_PAR[i][j], FR_PERP[i][j], FR_TORQUE[i][j] = 1.0, 0.0, 0.0
+            elif i == 0 or i == TABLE_SHARES:  # pure spin: no net force
+                FR_PAR[i][j], FR_PERP[i][j] = 0.0, 0.0
+                FR_TORQUE[i][j] = SPIN_ARM if i else -SPIN_ARM
+            else:
+                integrate_friction(theta, t, &FR_PAR[i][j], &FR_PERP[i][j], &FR_TORQUE[i][j])
+
+
+build_friction_table()
+
+
+cdef inline void friction_lookup(double theta, double t, double* par, double* perp,
+                                 double* torque) noexcept nogil:
+    """Bilinear interpolation in the table; theta is the direction of motion in
+    the body frame (any value), t the rotation share in [-1, 1]."""
+    cdef double q = 0.5 * M_PI
+    theta = fmod(theta, q)
+    if theta < 0.0:
+        theta += q
+    cdef double fa = theta / q * TABLE_ANGLES
+    cdef double ft = (t + 1.0) * 0.5 * TABLE_SHARES
+    cdef int ia = <int>fa, it = <int>ft
+    if ia >= TABLE_ANGLES:
+        ia = TABLE_ANGLES - 1
+    if it >= TABLE_SHARES:
+        it = TABLE_SHARES - 1
+    if it < 0:
+        it = 0
+    cdef double sa = fa - ia, st = ft - it
+    cdef double w00 = (1 - st) * (1 - sa), w01 = (1 - st) * sa
+    cdef double w10 = st * (1 - sa), w11 = st * sa
+    par[0] = (w00 * FR_PAR[it][ia] + w01 * FR_PAR[it][ia + 1]
+              + w10 * FR_PAR[it + 1][ia] + w11 * FR_PAR[it + 1][ia + 1])
+    perp[0] = (w00 * FR_PERP[it][ia] + w01 * FR_PERP[it][ia + 1]
+               + w10 * FR_PERP[it + 1][ia] + w11 * FR_PERP[it + 1][ia + 1])
+    torque[0] = (w00 * FR_TORQUE[it][ia] + w01 * FR_TORQUE[it][ia + 1]
+                 + w10 * FR_TORQUE[it + 1][ia] + w11 * FR_TORQUE[it + 1][ia + 1])
+
+
+cdef void friction_force(double angle, double vx, double vy, double omega, double half_side,
+                         double* fx, double* fy, double* tz) noexcept nogil:
+    """Friction per unit (mu * load * g): force (fx, fy) in the world frame and
+    torque tz per unit (mu * load * g * half side)."""
+    cdef double speed = sqrt(vx * vx + vy * vy)
+    cdef double spin = omega * half_side
+    cdef double total = speed + fabs(spin)
+    fx[0] = 0.0
+    fy[0] = 0.0
+    tz[0] = 0.0
+    if total == 0.0:
+        return
+    if spin == 0.0:             # pure translation: exactly against the motion
+        fx[0] = -vx / speed
+        fy[0] = -vy / speed
+        return
+    cdef double par, perp, torque
+    cdef double c = cos(angle), s = sin(angle)
+    cdef double bx = c * vx + s * vy, by = -s * vx + c * vy
+    friction_lookup(atan2(by, bx), spin / total, &par, &perp, &torque)
+    tz[0] = -torque
+    if speed > 0.0:
+        fx[0] = -(par * vx - perp * vy) / speed
+        fy[0] = -(par * vy + perp * vx) / speed
+
+
+# --- riders -------------------------------------------------------------
+
+cdef inline double lip_slope(Rider* r, double rho) noexcept nogil:
+    """Slope of the surface the ball's centre moves on when it is rho from the
+    dent's centre, pivoting on the rim: tan of the contact normal's tilt."""
+    cdef double a = r.rim - rho
+    if a <= 0.0:
+        return 0.0
+    return a / sqrt(r.ball * r.ball - a * a)
+
+
+cdef inline void rider_pull(Rider* r, double g, double c_rr, double* wx, double* wy) noexcept nogil:
+    """(wall slope + rolling resistance) * g as a vector for a rolling rider:
+    the ball's relative acceleration is -(5/7)(steed acceleration + this)."""
+    cdef double rho = sqrt(r.dx * r.dx + r.dy * r.dy)
+    cdef double nx = r.lean_x, ny = r.lean_y, slope
+    if rho > 0.0:
+        nx = r.dx / rho
+        ny = r.dy / rho
+    slope = lip_slope(r, rho)
+    wx[0] = g * slope * nx
+    wy[0] = g * slope * ny
+    cdef double u = sqrt(r.ux * r.ux + r.uy * r.uy)
+    if u > 0.0:
+        wx[0] += g * c_rr * r.ux / u
+        wy[0] += g * c_rr * r.uy / u
+
+
+cdef inline double tan_lip(Rider* r) noexcept nogil:
+    return lip_slope(r, 0.0)
+
+
+# --- one body over one (sub)step -----------------------------------------
+
+cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x,
+                    double lean_y) noexcept nogil:
+    """Advances body i by dt from s.time with its rider in its current mode
+    (or, if roll_from_rest, with a seated rider made to roll leaning along
+    lean)."""
+    cdef Params* p = &s.p
+    cdef Body* b = &s.b[i]
+    cdef Rider* r = &b.rider
+    cdef double vx0 = b.vx, vy0 = b.vy, w0 = b.omega
+    cdef double px = 0.0, py = 0.0, lz = 0.0, t0, t1, share, c, sn, rx, ry
+    cdef bint pushed = 0
+    if s.push.body == i and s.time < s.push.end:
+        t0 = s.time
+        t1 = s.time + dt
+        if t1 > s.push.end:
+            t1 = s.push.end
+        share = 0.5 * (cos(M_PI * t0 / p.duration) - cos(M_PI * t1 / p.duration))
+        px = share * s.push.jx
+        py = share * s.push.jy
+        c = cos(b.angle)
+        sn = sin(b.angle)
+        rx = c * s.push.cx - sn * s.push.cy
+        ry = sn * s.push.cx + c * s.push.cy
+        lz = rx * py - ry * px
+        pushed = 1
+    if roll_from_rest:
+        r.state = ROLLING
+        r.dx = r.dy = r.ux = r.uy = 0.0
+        r.lean_x = lean_x
+        r.lean_y = lean_y
+    cdef double load = p.mass, m_lin = p.mass, wx = 0.0, wy = 0.0
+    if r.state != FALLEN:
+        load += r.mass
+    if r.state == SEATED:
+        m_lin += r.mass
+    elif r.state == ROLLING:
+        m_lin += (1.0 - ROLL) * r.mass
+        rider_pull(r, p.g, p.rolling_resistance, &wx, &wy)
+        px += ROLL * r.mass * wx * dt
+        py += ROLL * r.mass * wy * dt
+    # velocities before friction
+    cdef double vx = vx0 + px / m_lin, vy = vy0 + py / m_lin, w = w0 + lz / p.inertia
+    cdef double fx, fy, tz
+    friction_force(b.angle, vx, vy, w, p.half_side, &fx, &fy, &tz)
+    cdef double lin = p.mu * load * p.g * dt / m_lin
+    cdef double dvx = lin * fx, dvy = lin * fy
+    cdef double dw = p.mu * load * p.g * p.half_side * dt / p.inertia * tz
+    cdef double speed2 = vx * vx + vy * vy, dv2 = dvx * dvx + dvy * dvy
+    cdef double vx1, vy1, w1, tstop
+    cdef bint coasting = not pushed and r.state != ROLLING
+    if dv2 >= speed2:
+        vx1 = vy1 = 0.0
+        if coasting and dv2 > 0.0:
+            tstop = dt * sqrt(speed2 / dv2)
+            b.x += 0.5 * vx * tstop
+            b.y += 0.5 * vy * tstop
+        else:
+            b.x += 0.5 * vx0 * dt
+            b.y += 0.5 * vy0 * dt
+    else:
+        vx1 = vx + dvx
+        vy1 = vy + dvy
+        b.x += 0.5 * (vx0 + vx1) * dt
+        b.y += 0.5 * (vy0 + vy1) * dt
+    if dw * dw >= w * w:
+        w1 = 0.0
+        if coasting and dw != 0.0:
+            b.angle += 0.5 * w * dt * fabs(w / dw)
+        else:
+            b.angle += 0.5 * w0 * dt
+    else:
+        w1 = w + dw
+        b.angle += 0.5 * (w0 + w1) * dt
+    b.vx = vx1
+    b.vy = vy1
+    b.omega = w1
+    if r.state == ROLLING:
+        move_rider(r, (vx1 - vx0) / dt, (vy1 - vy0) / dt, wx, wy, dt)
+
+
+cdef void move_rider(Rider* r, double ax, double ay, double wx, double wy,
+                     double dt) noexcept nogil:
+    """The ball rolling in the dent while the steed accelerates at (ax, ay)."""
+    cdef double ox = r.dx, oy = r.dy
+    r.ux -= ROLL * (ax + wx) * dt
+    r.uy -= ROLL * (ay + wy) * dt
+    r.dx += r.ux * dt
+    r.dy += r.uy * dt
+    cdef double rho2 = r.dx * r.dx + r.dy * r.dy, u
+    if rho2 >= r.rim * r.rim:
+        r.state = FALLEN
+        return
+    if rho2 > 0.0:
+        r.lean_x = r.dx / sqrt(rho2)
+        r.lean_y = r.dy / sqrt(rho2)
+    if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
+        # It rocked over the centre onto the far side of the rim: an
+        # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
+        r.ux *= r.switch_keep
+        r.uy *= r.switch_keep
+        u = sqrt(r.ux * r.ux + r.uy * r.uy)
+        if u < SETTLE_SPEED:
+            r.state = SEATED
+            r.dx = r.dy = r.ux = r.uy = 0.0
+
+
+cdef void move_all(Sim* s, double dt) noexcept nogil:
+    cdef int i
+    cdef Body saved
+    cdef double ax, ay, a, cap
+    for i in range(2):
+        b = &s.b[i]
+        if not b.active:
+            continue
+        if (b.vx == 0.0 and b.vy == 0.0 and b.omega == 0.0 and b.rider.state != ROLLING
+                and not (s.push.body == i and s.time < s.push.end)):
+            continue  # at rest with nothing pushing: static friction holds it
+        if b.rider.state != SEATED:
+            move_body(s, i, dt, 0, 0.0, 0.0)
+            continue
+        saved = b[0]
+        move_body(s, i, dt, 0, 0.0, 0.0)
+        ax = (b.vx - saved.vx) / dt
+        ay = (b.vy - saved.vy) / dt
+        a = sqrt(ax * ax + ay * ay)
+        cap = s.p.g * tan_lip(&b.rider)
+        if a > cap:
+            # The wall cannot hold the ball: redo the step with it rolling,
+            # leaning against the acceleration.
+            b[0] = saved
+            move_body(s, i, dt, 1, -ax / a, -ay / a)
+    s.time += dt
+
+
+# --- contact between the two squares ------------------------------------
+
+cdef inline void clip(double* p, double* q, double tx, double ty, double lo, double hi,
+                      bint* empty) noexcept nogil:
+    """Clips segment p-q (2 doubles each) to lo <= t.x <= hi."""
+    cdef double dp = tx * p[0] + ty * p[1], dq = tx * q[0] + ty * q[1], f
+    empty[0] = 0
+    if (dp < lo and dq < lo) or (dp > hi and dq > hi):
+        empty[0] = 1
+        return
+    if dp < lo:
+        f = (lo - dp) / (dq - dp)
+        p[0] += f * (q[0] - p[0]); p[1] += f * (q[1] - p[1]); dp = lo
+    elif dp > hi:
+        f = (hi - dp) / (dq - dp)
+        p[0] += f * (q[0] - p[0]); p[1] += f * (q[1] - p[1]); dp = hi
+    if dq < lo:
+        f = (lo - dq) / (dp - dq)
+        q[0] += f * (p[0] - q[0]); q[1] += f * (p[1] - q[1])
+    elif dq > hi:
+        f = (hi - dq) / (dp - dq)
+        q[0] += f * (p[0] - q[0]); q[1] += f * (p[1] - q[1])
+
+
+cdef bint box_contact(double h, double ax, double ay, double aa, double bx, double by,
+                      double ba, Contact* out) noexcept nogil:
+    """Separating-axis test of two squares of half side h; on overlap fills the
+    normal (from a to b), the contact point (midpoint of the incident edge's
+    part inside the reference face) and the depth. Returns overlap."""
+    cdef double axes[4][2]
+    cdef double ca = cos(aa), sa = sin(aa), cb = cos(ba), sb = sin(ba)
+    axes[0][0], axes[0][1] = ca, sa
+    axes[1][0], axes[1][1] = -sa, ca
+    axes[2][0], axes[2][1] = cb, sb
+    axes[3][0], axes[3][1] = -sb, cb
+    cdef double dx = bx - ax, dy = by - ay
+    cdef double best = 1e300, pen, reach, ux, uy
+    cdef int k, other, besti = 0
+    for k in range(4):
+        ux = axes[k][0]
+        uy = axes[k][1]
+        other = 2 if k < 2 else 0
+        reach = h * (1.0 + fabs(ux * axes[other][0] + uy * axes[other][1])
+                     + fabs(ux * axes[other + 1][0] + uy * axes[other + 1][1]))
+        pen = reach - fabs(ux * dx + uy * dy)
+        if pen < best:
+            best = pen
+            besti = k
+    out.depth = best
+    if best < 0.0:
+        return 0
+    # reference box R owns the axis; incident box I; n from R to I
+    cdef double rx, ry, ix, iy, sign
+    cdef int ibase
+    if besti < 2:
+        rx, ry, ix, iy, ibase, sign = ax, ay, bx, by, 2, 1.0
+    else:
+        rx, ry, ix, iy, ibase, sign = bx, by, ax, ay, 0, -1.0
+    cdef double nx = axes[besti][0], ny = axes[besti][1]
+    if nx * (ix - rx) + ny * (iy - ry) < 0.0:
+        nx, ny = -nx, -ny
+    # incident face: outward normal most against n
+    cdef double fnx = 0.0, fny = 0.0, d, low = 1e300
+    cdef int f
+    for f in range(4):
+        ux = axes[ibase + (f & 1)][0] * (1.0 if f < 2 else -1.0)
+        uy = axes[ibase + (f & 1)][1] * (1.0 if f < 2 else -1.0)
+        d = ux * nx + uy * ny
+        if d < low:
+            low = d
+            fnx, fny = ux, uy
+    cdef double p[2]
+    cdef double q[2]
+    p[0] = ix + h * fnx - h * fny
+    p[1] = iy + h * fny + h * fnx
+    q[0] = ix + h * fnx + h * fny
+    q[1] = iy + h * fny - h * fnx
+    cdef double tx = -ny, ty = nx, mid = tx * rx + ty * ry
+    cdef bint empty
+    clip(p, q, tx, ty, mid - h, mid + h, &empty)
+    cdef double front = nx * rx + ny * ry + h
+    cdef double pp = front - (nx * p[0] + ny * p[1]), pq = front - (nx * q[0] + ny * q[1])
+    if empty:
+        out.px = 0.5 * (p[0] + q[0]); out.py = 0.5 * (p[1] + q[1])
+    elif pp >= 0.0 and pq >= 0.0:
+        out.px = 0.5 * (p[0] + q[0]); out.py = 0.5 * (p[1] + q[1])
+    elif pp >= pq:
+        out.px, out.py = p[0], p[1]
+    else:
+        out.px, out.py = q[0], q[1]
+    out.nx = sign * nx
+    out.ny = sign * ny
+    return 1
+
+
+cdef inline double effective_mass(Sim* s, int i) noexcept nogil:
+    """A steed's mass for an instantaneous hit: a rolling marble follows a
+    sudden jerk of its support with 2/7 of it (the tablecloth trick)."""
+    if s.b[i].rider.state == FALLEN:
+        return s.p.mass
+    return s.p.mass + (1.0 - ROLL) * s.b[i].rider.mass
+
+
+cdef inline void apply_impulse(Body* a, Body* b, double ma, double mb, double inertia,
+                               double rax, double ray, double rbx, double rby,
+                               double jx, double jy) noexcept nogil:
+    """Impulse (jx, jy) on b at rb and its opposite on a at ra."""
+    a.vx -= jx / ma
+    a.vy -= jy / ma
+    a.omega -= (rax * jy - ray * jx) / inertia
+    b.vx += jx / mb
+    b.vy += jy / mb
+    b.omega += (rbx * jy - rby * jx) / inertia
+
+
+cdef inline void contact_velocity(Body* a, Body* b, double rax, double ray, double rbx,
+                                  double rby, double* vx, double* vy) noexcept nogil:
+    vx[0] = (b.vx - b.omega * rby) - (a.vx - a.omega * ray)
+    vy[0] = (b.vy + b.omega * rbx) - (a.vy + a.omega * rax)
+
+
+cdef bint resolve_contact(Body* a, Body* b, double ma, double mb, double inertia, double e,
+                          double mu, Contact* c) noexcept nogil:
+    """Newton restitution along the normal, then Coulomb friction capped at
+    mu * normal impulse and at what stops the sliding, then a plastic normal
+    correction if friction left the points approaching. Each part alone
+    cannot add kinetic energy; the pair gets equal and opposite impulses at
+    one point, so momentum and angular momentum are kept. Returns whether an
+    impulse was applied (the points were approaching)."""
+    cdef double rax = c.px - a.x, ray = c.py - a.y, rbx = c.px - b.x, rby = c.py - b.y
+    cdef double nx = c.nx, ny = c.ny, vx, vy, vn, k, jn, jt, tx, ty, vt, cra, crb
+    contact_velocity(a, b, rax, ray, rbx, rby, &vx, &vy)
+    vn = vx * nx + vy * ny
+    if vn >= 0.0:
+        return 0
+    cra = rax * ny - ray * nx
+    crb = rbx * ny - rby * nx
+    k = 1.0 / ma + 1.0 / mb + (cra * cra + crb * crb) / inertia
+    jn = -(1.0 + e) * vn / k
+    apply_impulse(a, b, ma, mb, inertia, rax, ray, rbx, rby, jn * nx, jn * ny)
+    contact_velocity(a, b, rax, ray, rbx, rby, &vx, &vy)
+    vn = vx * nx + vy * ny
+    tx = vx - vn * nx
+    ty = vy - vn * ny
+    vt = sqrt(tx * tx + ty * ty)
+    if vt > 0.0:
+        tx /= vt
+        ty /= vt
+        cra = rax * ty - ray * tx
+        crb = rbx * ty - rby * tx
+        k = 1.0 / ma + 1.0 / mb + (cra * cra + crb * crb) / inertia
+        jt = vt / k
+        if jt > mu * jn:
+            jt = mu * jn
+        apply_impulse(a, b, ma, mb, inertia, rax, ray, rbx, rby, -jt * tx, -jt * ty)
+        contact_velocity(a, b, rax, ray, rbx, rby, &vx, &vy)
+        vn = vx * nx + vy * ny
+        if vn < 0.0:
+            cra = rax * ny - ray * nx
+            crb = rbx * ny - rby * nx
+            k = 1.0 / ma + 1.0 / mb + (cra * cra + crb * crb) / inertia
+            jn = -vn / k
+            apply_impulse(a, b, ma, mb, inertia, rax, ray, rbx, rby, jn * nx, jn * ny)
+    return 1
+
+
+cdef void jolt_rider(Rider* r, double dvx, double dvy) noexcept nogil:
+    """A hit changes the steed's velocity at once: the ball keeps 5/7 of the
+    change as motion relative to the steed (it rolls)."""
+    if r.state == FALLEN or (dvx == 0.0 and dvy == 0.0):
+        return
+    if r.state == SEATED:
+        r.state = ROLLING
+        r.dx = r.dy = r.ux = r.uy = 0.0
+    r.ux -= ROLL * dvx
+    r.uy -= ROLL * dvy
+    cdef double u = sqrt(r.ux * r.ux + r.uy * r.uy)
+    if u > 0.0 and r.dx == 0.0 and r.dy == 0.0:
+        r.lean_x = r.ux / u
+        r.lean_y = r.uy / u
+
+
+cdef bint collide(Sim* s, Contact* c) noexcept nogil:
+    """Resolves a touching pair; returns whether an impulse was applied."""
+    cdef Body* a = &s.b[0]
+    cdef Body* b = &s.b[1]
+    cdef double ma = effective_mass(s, 0), mb = effective_mass(s, 1)
+    cdef double avx = a.vx, avy = a.vy, bvx = b.vx, bvy = b.vy, shift
+    cdef bint hit = resolve_contact(a, b, ma, mb, s.p.inertia, s.p.restitution,
+                                    s.p.mu_contact, c)
+    if hit:
+        jolt_rider(&a.rider, a.vx - avx, a.vy - avy)
+        jolt_rider(&b.rider, b.vx - bvx, b.vy - bvy)
+    if c.depth > SLOP:
+        # Leftover overlap (a sustained push): separate along the normal,
+        # keeping the centre of mass where it is.
+        shift = c.depth - SLOP
+        a.x -= c.nx * shift * mb / (ma + mb)
+        a.y -= c.ny * shift * mb / (ma + mb)
+        b.x += c.nx * shift * ma / (ma + mb)
+        b.y += c.ny * shift * ma / (ma + mb)
+    return hit
+
+
+cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
+    if not (s.b[0].active and s.b[1].active):
+        return 0
+    cdef double dx = s.b[1].x - s.b[0].x, dy = s.b[1].y - s.b[0].y
+    cdef double reach = 2.0 * sqrt(2.0) * s.p.half_side
+    if dx * dx + dy * dy > reach * reach:
+        c.depth = -1.0
+        return 0
+    return box_contact(s.p.half_side, s.b[0].x, s.b[0].y, s.b[0].angle,
+                       s.b[1].x, s.b[1].y, s.b[1].angle, c)
+
+
+# --- the step -------------------------------------------------------------
+
+cdef double step(Sim* s) noexcept nogil:
+    """One time step; returns the time of a new collision, or -1."""
+    cdef double dt = s.p.dt, left = dt, lo, hi, mid, hit_time = -1.0
+    cdef Sim start
+    cdef Contact c
+    cdef int rounds
+    for rounds in range(3):
+        memcpy(&start, s, sizeof(Sim))
+        move_all(s, left)
+        if not overlapping(s, &c):
+            break
+        if overlapping(&start, &c) or rounds == 2:
+            # Already touching when the step began (a push through the
+            # contact): resolve where we are.
+            overlapping(s, &c)
+            if collide(s, &c) and not s.in_contact:
+                hit_time = s.time
+            s.in_contact = 1
+            break
+        lo = 0.0
+        hi = left
+        for _ in range(BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            memcpy(s, &start, sizeof(Sim))
+            move_all(s, mid)
+            if overlapping(s, &c):
+                hi = mid
+            else:
+                lo = mid
+        memcpy(s, &start, sizeof(Sim))
+        move_all(s, hi)
+        overlapping(s, &c)
+        if collide(s, &c) and not s.in_contact:
+            hit_time = s.time
+        s.in_contact = 1
+        left -= hi
+        if left <= 0.0:
+            break
+    if s.in_contact and not overlapping(s, &c) and c.depth < -CONTACT_GAP:
+        s.in_contact = 0
+    s.steps += 1
+    cdef int i
+    for i in range(2):
+        if s.b[i].active and (s.b[i].x * s.b[i].x + s.b[i].y * s.b[i].y
+                              > s.p.arena_radius * s.p.arena_radius):
+            s.b[i].active = 0
+    return hit_time
+
+
+cdef bint at_rest(Sim* s) noexcept nogil:
+    cdef int i
+    if s.push.body >= 0 and s.time < s.push.end:
+        return 0
+    for i in range(2):
+        if s.b[i].active and (s.b[i].vx != 0.0 or s.b[i].vy != 0.0 or s.b[i].omega != 0.0
+                              or s.b[i].rider.state == ROLLING):
+            return 0
+    return 1
+
+
+# --- the Python face ------------------------------------------------------
+
+cdef int SIDE_NORMALS[4][2]
+SIDE_NORMALS[0][:] = [1, 0]
+SIDE_NORMALS[1][:] = [0, 1]
+SIDE_NORMALS[2][:] = [-1, 0]
+SIDE_NORMALS[3][:] = [0, -1]
+
+
+cdef class World:
+    """Two steeds with riders on the arena, and the physics that moves them.
+
+    Steed 0 starts at (-start_offset, 0), steed 1 at (+start_offset, 0), both
+    square to the x axis. ``physics`` is an ``engine_core.volta.Physics``.
+    A rider mass of 0 means no rider (for tests of the bare steeds).
+    """
+
+    cdef Sim sim
+    cdef double start_offset
+    cdef object _physics
+    cdef double* _frames
+    cdef int _frame_count, _frame_capacity
+    cdef list _events
+
+    def __cinit__(self) -> None:
+        self._frames = NULL
+        self._frame_count = 0
+        self._frame_capacity = 0
+
+    def __dealloc__(self) -> None:
+        free(self._frames)
+
+    def __init__(self, physics, rider_masses=(0.0, 0.0), rim_radii=(0.0, 0.0)):
+        self._physics = physics
+        cdef Params* p = &self.sim.p
+        p.g = physics.gravity
+        p.arena_radius = physics.arena_radius
+        p.half_side = 0.5 * physics.steed_side
+        p.mass = physics.steed_mass
+        p.inertia = physics.steed_mass * physics.steed_side ** 2 / 6.0
+        p.mu = physics.ground_friction
+        p.restitution = physics.restitution
+        p.mu_contact = physics.contact_friction
+        p.rolling_resistance = physics.rolling_resistance
+        p.duration = physics.flick_duration
+        p.dt = physics.time_step
+        p.time_cap = physics.time_cap
+        p.steps_per_frame = max(1, int(round(1.0 / (physics.frame_rate * physics.time_step))))
+        self.start_offset = physics.start_offset
+        self._events = []
+        for i in range(2):
+            self.configure_rider(i, rider_masses[i], rim_radii[i])
+        self.reset()
+
+    @property
+    def physics(self):
+        return self._physics
+
+    def configure_rider(self, int i, double mass, double rim_radius) -> None:
+        """Gives steed i a marble of ``mass`` in a dent of ``rim_radius``."""
+        cdef Rider* r = &self.sim.b[i].rider
+        cdef double ball = self._physics.ball_radius
+        if mass > 0.0 and not 0.0 < rim_radius < ball:
+            raise ValueError("a dent's rim must be narrower than the ball")
+        r.mass = mass
+        r.rim = rim_radius
+        r.ball = ball
+        cdef double sin_lip = rim_radius / ball
+        # cos(2 phi) = 1 - 2 sin^2 phi
+        r.switch_keep = (2.0 + 5.0 * (1.0 - 2.0 * sin_lip * sin_lip)) / 7.0
+        r.state = SEATED if mass > 0.0 else FALLEN
+        r.dx = r.dy = r.ux = r.uy = r.lean_x = r.lean_y = 0.0
+
+    def reset(self) -> None:
+        """Steeds back to their starting places, at rest, riders seated."""
+        cdef int i
+        for i in range(2):
+            self.set_steed(i, (2 * i - 1) * self.start_offset, 0.0, 0.0)
+            self.set_rider(i, SEATED if self.sim.b[i].rider.mass > 0.0 else FALLEN)
+        self.sim.time = 0.0
+        self.sim.steps = 0
+        self.sim.push.body = -1
+        self.sim.in_contact = 0
+
+    def set_steed(self, int i, double x, double y, double angle, double vx=0.0, double vy=0.0,
+                  double omega=0.0, bint on_arena=True) -> None:
+        cdef Body* b = &self.sim.b[i]
+        b.x, b.y, b.angle, b.vx, b.vy, b.omega = x, y, angle, vx, vy, omega
+        b.active = on_arena
+
+    def steed(self, int i) -> tuple:
+        """(x, y, angle, vx, vy, omega) of steed i."""
+        cdef Body* b = &self.sim.b[i]
+        return (b.x, b.y, b.angle, b.vx, b.vy, b.omega)
+
+    def on_arena(self, int i) -> bool:
+        return bool(self.sim.b[i].active)
+
+    def set_rider(self, int i, int state, double dx=0.0, double dy=0.0, double ux=0.0,
+                  double uy=0.0) -> None:
+        cdef Rider* r = &self.sim.b[i].rider
+        r.state = state
+        r.dx, r.dy, r.ux, r.uy = dx, dy, ux, uy
+        r.lean_x = r.lean_y = 0.0
+        cdef double u = sqrt(ux * ux + uy * uy)
+        if u > 0.0:
+            r.lean_x, r.lean_y = ux / u, uy / u
+
+    def rider(self, int i) -> tuple:
+        """(state, dx, dy, ux, uy): 0 seated, 1 rolling, 2 fallen; the ball's
+        offset from the dent centre and its velocity relative to the steed."""
+        cdef Rider* r = &self.sim.b[i].rider
+        return (r.state, r.dx, r.dy, r.ux, r.uy)
+
+    def rider_mass(self, int i) -> float:
+        return self.sim.b[i].rider.mass
+
+    @property
+    def time(self) -> float:
+        return self.sim.time
+
+    def start_flick(self, int i, int side, double offset, double angle, double impulse) -> None:
+        """A finger push on steed i: on ``side`` (0: +x, 1: +y, 2: -x, 3: -y of
+        the steed's own frame) at ``offset`` half sides along it (-1 and 1 are
+        the corners, counter-clockwise positive), pushing at ``angle`` from the
+        side's inward normal, with total impulse ``impulse`` (N s). Values are
+        the caller's to validate."""
+        cdef Body* b = &self.sim.b[i]
+        cdef double h = self.sim.p.half_side
+        cdef double nx = SIDE_NORMALS[side][0], ny = SIDE_NORMALS[side][1]
+        cdef double tx = -ny, ty = nx
+        # inward normal turned by angle, in the body frame, then to the world
+        cdef double dx = -nx * cos(angle) - tx * sin(angle)
+        cdef double dy = -ny * cos(angle) - ty * sin(angle)
+        cdef double c = cos(b.angle), s = sin(b.angle)
+        self.sim.push.body = i
+        self.sim.push.cx = h * nx + offset * h * tx
+        self.sim.push.cy = h * ny + offset * h * ty
+        self.sim.push.jx = impulse * (c * dx - s * dy)
+        self.sim.push.jy = impulse * (s * dx + c * dy)
+        self.sim.push.end = self.sim.time + self.sim.p.duration
+
+    def step(self) -> float | None:
+        """One time step; the time of a new collision in it, or None."""
+        cdef double hit
+        with nogil:
+            hit = step(&self.sim)
+        return None if hit < 0.0 else hit
+
+    def is_at_rest(self) -> bool:
+        return bool(at_rest(&self.sim))
+
+    def run(self, bint record=False) -> tuple:
+        """Runs until everything is at rest or the time cap. Returns (events,
+        frames, capped): events as (time, kind, steed) with kind one of
+        EVENT_KINDS, frames (if ``record``) as tuples of FRAME_DOUBLES floats:
+        time, then per steed x, y, angle, on arena (1/0), rider x, y, state."""
+        cdef Sim* s = &self.sim
+        cdef double cap = s.time + s.p.time_cap, hit
+        cdef int i, before_active[2]
+        cdef int before_rider[2]
+        cdef list events = []
+        self._frame_count = 0
+        if record:
+            self._record()
+        while not at_rest(s) and s.time < cap:
+            for i in range(2):
+                before_active[i] = s.b[i].active
+                before_rider[i] = s.b[i].rider.state
+            with nogil:
+                hit = step(s)
+            if hit >= 0.0:
+                events.append((hit, EVENT_KINDS[EV_COLLISION], -1))
+            for i in range(2):
+                if before_rider[i] != FALLEN and s.b[i].rider.state == FALLEN:
+                    events.append((s.time, EVENT_KINDS[EV_RIDER_FALL], i))
+                if before_active[i] and not s.b[i].active:
+                    events.append((s.time, EVENT_KINDS[EV_STEED_FALL], i))
+            if record and s.steps % s.p.steps_per_frame == 0:
+                self._record()
+        if record and (self._frame_count == 0
+                       or self._frames[(self._frame_count - 1) * FRAME_DOUBLES] != s.time):
+            self._record()
+        frames = None
+        if record:
+            frames = [tuple(self._frames[k * FRAME_DOUBLES + j] for j in range(FRAME_DOUBLES))
+                      for k in range(self._frame_count)]
+        s.push.body = -1
+        return events, frames, not at_rest(s)
+
+    cdef void _record(self):
+        cdef int i, base
+        if self._frame_count == self._frame_capacity:
+            self._frame_capacity = max(64, 2 * self._frame_capacity)
+            self._frames = <double*>realloc(self._frames,
+                                            self._frame_capacity * FRAME_DOUBLES * sizeof(double))
+            if self._frames == NULL:
+                raise MemoryError()
+        base = self._frame_count * FRAME_DOUBLES
+        self._frames[base] = self.sim.time
+        for i in range(2):
+            b = &self.sim.b[i]
+            self._frames[base + 1 + 7 * i] = b.x
+            self._frames[base + 2 + 7 * i] = b.y
+            self._frames[base + 3 + 7 * i] = b.angle
+            self._frames[base + 4 + 7 * i] = 1.0 if b.active else 0.0
+            self._frames[base + 5 + 7 * i] = b.x + b.rider.dx
+            self._frames[base + 6 + 7 * i] = b.y + b.rider.dy
+            self._frames[base + 7 + 7 * i] = b.rider.state
+        self._frame_count += 1
+
+    def copy(self) -> World:
+        cdef World other = World.__new__(World)
+        memcpy(&other.sim, &self.sim, sizeof(Sim))
+        other.start_offset = self.start_offset
+        other._physics = self._physics
+        other._events = []
+        return other
+
+    def snapshot(self) -> tuple:
+        """Every number of the simulation state, for exact comparisons."""
+        cdef Sim* s = &self.sim
+        out = [s.time, s.steps, s.in_contact, s.push.body]
+        for i in range(2):
+            b = &s.b[i]
+            r = &b.rider
+            out += [b.x, b.y, b.angle, b.vx, b.vy, b.omega, b.active, r.state, r.dx, r.dy,
+                    r.ux, r.uy, r.lean_x, r.lean_y]
+        return tuple(out)
+
+    # --- conserved quantities (steeds plus riders as point masses) -------
+
+    def momentum(self) -> tuple:
+        cdef double px = 0.0, py = 0.0
+        for i in range(2):
+            b = &self.sim.b[i]
+            if not b.active:
+                continue
+            px += self.sim.p.mass * b.vx
+            py += self.sim.p.mass * b.vy
+            if b.rider.state != FALLEN:
+                px += b.rider.mass * (b.vx + b.rider.ux)
+                py += b.rider.mass * (b.vy + b.rider.uy)
+        return (px, py)
+
+    def angular_momentum(self, double ox=0.0, double oy=0.0) -> float:
+        """About the fixed point (ox, oy)."""
+        cdef double total = 0.0, m, rx, ry
+        for i in range(2):
+            b = &self.sim.b[i]
+            if not b.active:
+                continue
+            m = self.sim.p.mass
+            total += m * ((b.x - ox) * b.vy - (b.y - oy) * b.vx) + self.sim.p.inertia * b.omega
+            if b.rider.state != FALLEN:
+                m = b.rider.mass
+                rx = b.x + b.rider.dx - ox
+                ry = b.y + b.rider.dy - oy
+                total += m * (rx * (b.vy + b.rider.uy) - ry * (b.vx + b.rider.ux))
+        return total
+
+    def kinetic_energy(self) -> float:
+        """Of the steeds (translation and spin) and the riders (as rolling
+        balls: (7/10) m u^2 relative plus their share of the steed's motion)."""
+        cdef double total = 0.0
+        for i in range(2):
+            b = &self.sim.b[i]
+            if not b.active:
+                continue
+            total += 0.5 * self.sim.p.mass * (b.vx * b.vx + b.vy * b.vy)
+            total += 0.5 * self.sim.p.inertia * b.omega * b.omega
+            if b.rider.state != FALLEN:
+                total += 0.5 * b.rider.mass * ((b.vx + b.rider.ux) ** 2 + (b.vy + b.rider.uy) ** 2)
+        return total
+
+
+# --- the pieces, exposed for the differential tests ---------------------
+
+def friction(double angle, double vx, double vy, double omega, double half_side) -> tuple:
+    """Friction per unit mu*load*g on a square (force) and per unit
+    mu*load*g*half_side (torque), as the core uses it."""
+    cdef double fx, fy, tz
+    friction_force(angle, vx, vy, omega, half_side, &fx, &fy, &tz)
+    return (fx, fy, tz)
+
+
+def contact(double half_side, double ax, double ay, double aa, double bx, double by,
+            double ba) -> tuple | None:
+    """(nx, ny, px, py, depth) if the squares overlap, else None."""
+    cdef Contact c
+    if not box_contact(half_side, ax, ay, aa, bx, by, ba, &c):
+        return None
+    return (c.nx, c.ny, c.px, c.py, c.depth)
+
+
+def resolve(tuple a, tuple b, double ma, double mb, double inertia, double restitution,
+            double mu, tuple contact) -> tuple:
+    """Applies the contact impulse to bodies given as (x, y, vx, vy, omega);
+    returns their new (vx, vy, omega) and whether they were approaching."""
+    cdef Body ba, bb
+    cdef Contact c
+    ba.x, ba.y, ba.vx, ba.vy, ba.omega = a
+    bb.x, bb.y, bb.vx, bb.vy, bb.omega = b
+    c.nx, c.ny, c.px, c.py = contact
+    c.depth = 0.0
+    hit = resolve_contact(&ba, &bb, ma, mb, inertia, restitution, mu, &c)
+    return (ba.vx, ba.vy, ba.omega), (bb.vx, bb.vy, bb.omega), bool(hit)
