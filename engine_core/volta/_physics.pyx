@@ -321,33 +321,72 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     b.vy = vy1
     b.omega = w1
     if r.state == ROLLING:
-        move_rider(r, (vx1 - vx0) / dt, (vy1 - vy0) / dt, wx, wy, dt)
+        move_rider(b, p, (vx1 - vx0) / dt, (vy1 - vy0) / dt, wx, wy, dt)
 
 
-cdef void move_rider(Rider* r, double ax, double ay, double wx, double wy,
+cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept nogil:
+    """The ball knocks on the rim: its relative velocity drops to ``keep`` of
+    itself and the steed takes up the difference in momentum."""
+    cdef Rider* r = &b.rider
+    cdef double dux = (keep - 1.0) * r.ux, duy = (keep - 1.0) * r.uy
+    cdef double share = r.mass / (steed_mass + r.mass)
+    r.ux += dux
+    r.uy += duy
+    b.vx -= share * dux
+    b.vy -= share * duy
+
+
+cdef inline double ball_height(Rider* r, double rho) noexcept nogil:
+    """Height of the ball's centre over the rim when it is rho off centre."""
+    cdef double a = r.rim - rho
+    if a <= 0.0:
+        return r.ball
+    return sqrt(r.ball * r.ball - a * a)
+
+
+cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double wy,
                      double dt) noexcept nogil:
     """The ball rolling in the dent while the steed accelerates at (ax, ay)."""
-    cdef double ox = r.dx, oy = r.dy
+    cdef Rider* r = &b.rider
+    cdef double ox = r.dx, oy = r.dy, ux0 = r.ux, uy0 = r.uy
     r.ux -= ROLL * (ax + wx) * dt
     r.uy -= ROLL * (ay + wy) * dt
     r.dx += r.ux * dt
     r.dy += r.uy * dt
-    cdef double rho2 = r.dx * r.dx + r.dy * r.dy, u
+    cdef double rho2 = r.dx * r.dx + r.dy * r.dy, u, energy, kinetic
+    cdef double sx = r.dx - ox, sy = r.dy - oy, s2 = sx * sx + sy * sy
     if rho2 >= r.rim * r.rim:
         r.state = FALLEN
         return
     if rho2 > 0.0:
         r.lean_x = r.dx / sqrt(rho2)
         r.lean_y = r.dy / sqrt(rho2)
+    if s2 == 0.0:
+        return
+    # The step takes its direction from the update above and its speed from
+    # the energy balance: (7/10) u^2 + g z changes by the work of the pseudo
+    # force and of rolling resistance. A force held fixed over the step would
+    # gain energy near the bottom of the dent, where the wall's push turns
+    # around within the step.
+    u = sqrt(ux0 * ux0 + uy0 * uy0)
+    energy = (0.7 * u * u + p.g * ball_height(r, sqrt(ox * ox + oy * oy))
+              - (ax * sx + ay * sy) - p.g * p.rolling_resistance * sqrt(s2))
+    kinetic = energy - p.g * ball_height(r, sqrt(rho2))
+    u = sqrt(r.ux * r.ux + r.uy * r.uy)
+    if kinetic <= 0.0 or u == 0.0:
+        r.ux = r.uy = 0.0
+    else:
+        r.ux *= sqrt(kinetic / 0.7) / u
+        r.uy *= sqrt(kinetic / 0.7) / u
     if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
         # It rocked over the centre onto the far side of the rim: an
         # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
-        r.ux *= r.switch_keep
-        r.uy *= r.switch_keep
+        settle_rider(b, p.mass, r.switch_keep)
         u = sqrt(r.ux * r.ux + r.uy * r.uy)
         if u < SETTLE_SPEED:
+            settle_rider(b, p.mass, 0.0)
             r.state = SEATED
-            r.dx = r.dy = r.ux = r.uy = 0.0
+            r.dx = r.dy = 0.0
 
 
 cdef void move_all(Sim* s, double dt) noexcept nogil:
@@ -918,8 +957,9 @@ cdef class World:
         return total
 
     def kinetic_energy(self) -> float:
-        """Of the steeds (translation and spin) and the riders (as rolling
-        balls: (7/10) m u^2 relative plus their share of the steed's motion)."""
+        """Of the steeds (translation and spin) and the riders: a marble moving
+        at v + u while rolling at u on its steed has (1/2) m |v + u|^2 +
+        (1/5) m |u|^2 (its spin about its centre)."""
         cdef double total = 0.0
         for i in range(2):
             b = &self.sim.b[i]
@@ -929,6 +969,20 @@ cdef class World:
             total += 0.5 * self.sim.p.inertia * b.omega * b.omega
             if b.rider.state != FALLEN:
                 total += 0.5 * b.rider.mass * ((b.vx + b.rider.ux) ** 2 + (b.vy + b.rider.uy) ** 2)
+                total += 0.2 * b.rider.mass * (b.rider.ux ** 2 + b.rider.uy ** 2)
+        return total
+
+    def energy(self) -> float:
+        """Kinetic energy plus the riders' height above the bottom of their dents."""
+        cdef double total = self.kinetic_energy(), rho, z0, a
+        for i in range(2):
+            r = &self.sim.b[i].rider
+            if not self.sim.b[i].active or r.state == FALLEN:
+                continue
+            rho = sqrt(r.dx * r.dx + r.dy * r.dy)
+            a = r.rim - rho if rho < r.rim else 0.0
+            z0 = sqrt(r.ball * r.ball - r.rim * r.rim)
+            total += r.mass * self.sim.p.g * (sqrt(r.ball * r.ball - a * a) - z0)
         return total
 
 

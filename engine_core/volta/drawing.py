@@ -14,14 +14,14 @@ STEED_SYMBOLS = "AB"
 
 def _inside_steed(world: World, steed: int, x: float, y: float) -> bool:
     sx, sy, angle = world.steed(steed)[:3]
-    half = 0.5 * world.physics.steed_side
+    half = 0.5 * float(world.physics.steed_side)
     c, s = math.cos(angle), math.sin(angle)
     dx, dy = x - sx, y - sy
     return abs(c * dx + s * dy) <= half and abs(-s * dx + c * dy) <= half
 
 
 def draw_arena(world: World) -> list[str]:
-    radius = world.physics.arena_radius
+    radius = float(world.physics.arena_radius)
     cell_w = 2 * radius / COLUMNS
     cell_h = 2 * radius / ROWS
     rider_cells = {}

@@ -86,8 +86,7 @@ def validate(flick: object, physics: Physics = DEFAULT_PHYSICS) -> Flick:
 def to_string(flick: Flick) -> str:
     """``side=0 offset=0.25 angle=-0.1 impulse=0.03`` (floats round-trip)."""
     return (
-        f"side={flick.side} offset={flick.offset!r} angle={flick.angle!r} "
-        f"impulse={flick.impulse!r}"
+        f"side={flick.side} offset={flick.offset!r} angle={flick.angle!r} impulse={flick.impulse!r}"
     )
 
 
@@ -99,7 +98,9 @@ def parse(text: str, physics: Physics = DEFAULT_PHYSICS) -> Flick:
     for token in text.split():
         key, sep, value = token.partition("=")
         if not sep or key not in FIELDS or key in values:
-            raise MalformedAction(f"not a flick string (side=.. offset=.. angle=.. impulse=..): {text!r}")
+            raise MalformedAction(
+                f"not a flick string (side=.. offset=.. angle=.. impulse=..): {text!r}"
+            )
         values[key] = value
     if set(values) != set(FIELDS):
         raise MalformedAction(f"a flick string needs {', '.join(FIELDS)}: {text!r}")
@@ -139,7 +140,12 @@ def representative(physics: Physics = DEFAULT_PHYSICS) -> list[Flick]:
     """4 sides x 3 offsets x 3 angles x 5 impulses = 180 flicks spanning the
     space, with the gentle end dense (that is where riders stay on)."""
     return [
-        Flick(side, offset, round(share * physics.max_push_angle, 9), round(power * physics.max_impulse, 9))
+        Flick(
+            side,
+            offset,
+            round(share * physics.max_push_angle, 9),
+            round(power * physics.max_impulse, 9),
+        )
         for side in range(SIDES)
         for offset in GRID_OFFSETS
         for share in GRID_ANGLE_SHARES

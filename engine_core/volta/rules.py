@@ -58,7 +58,8 @@ class VoltaGame:
         masses = _pair("rider_masses", rider_masses)
         low, high = RIDER_MASS_RANGE
         for mass in masses:
-            if isinstance(mass, bool) or not isinstance(mass, int | float) or not low <= mass <= high:
+            number = isinstance(mass, int | float) and not isinstance(mass, bool)
+            if not number or not low <= mass <= high:
                 raise ValueError(f"volta: rider masses are kg in [{low}, {high}], got {mass!r}")
         self.rider_masses: tuple[float, float] = (float(masses[0]), float(masses[1]))
         if type(swap_every) is not int or swap_every not in SWAP_CHOICES:
@@ -254,7 +255,8 @@ class VoltaState:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<{self.game!r} score {self.scores[0]}-{self.scores[1]} after {len(self._history)} flicks>"
+        score = f"{self.scores[0]}-{self.scores[1]}"
+        return f"<{self.game!r} score {score} after {len(self._history)} flicks>"
 
 
 register_game("volta", VoltaGame)
