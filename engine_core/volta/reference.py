@@ -184,12 +184,14 @@ def slide_to_rest(speed: float, mu: float, gravity: float = 9.81) -> tuple[float
 
 
 def spin_to_rest(
-    omega: float, mu: float, side: float, gravity: float = 9.81
+    omega: float, mu: float, side: float, load_ratio: float = 1.0, gravity: float = 9.81
 ) -> tuple[float, float]:
     """(angle turned, time) for a uniformly loaded square of side ``side``
-    spinning in place: the friction torque is mu m g times the mean distance of
-    its points from the centre, side * (sqrt 2 + ln(1 + sqrt 2)) / 6."""
+    spinning in place: the friction torque is mu * load * g times the mean
+    distance of its points from the centre, side * (sqrt 2 + ln(1 + sqrt 2)) / 6,
+    against the square's inertia m side^2 / 6 (``load_ratio`` = load / m: a
+    seated marble at the centre weighs on the square but adds no inertia)."""
     arm = side * (math.sqrt(2) + math.log(1 + math.sqrt(2))) / 6
     inertia_per_mass = side * side / 6
-    decel = mu * gravity * arm / inertia_per_mass
+    decel = mu * gravity * load_ratio * arm / inertia_per_mass
     return omega * omega / (2 * decel), abs(omega) / decel
