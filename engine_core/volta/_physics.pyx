@@ -22,7 +22,7 @@ single contact impulse (restitution, Coulomb friction) is applied there, and
 the rest of the step is integrated. A steed whose centre leaves the disk falls.
 """
 
-from libc.math cimport M_PI, atan2, cos, fabs, fmod, sin, sqrt
+from libc.math cimport M_PI, atan2, cos, fabs, fmod, log, sin, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -59,7 +59,7 @@ cdef double FR_PERP[TABLE_SHARES + 1][TABLE_ANGLES + 1]
 cdef double FR_TORQUE[TABLE_SHARES + 1][TABLE_ANGLES + 1]
 # Mean distance of a unit square's points from its centre, in half sides:
 # (sqrt(2) + ln(1 + sqrt(2))) / 3; the torque of pure spin is mu*m*g*L*this.
-cdef double SPIN_ARM = 0.7651957165755983
+cdef double SPIN_ARM = (sqrt(2.0) + log(1.0 + sqrt(2.0))) / 3.0
 
 
 cdef struct Rider:

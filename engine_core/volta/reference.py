@@ -95,6 +95,8 @@ class Box:
 def boxes_overlap(a: Box, b: Box) -> bool:
     """Two squares overlap when a corner of one is inside the other or an edge
     of one crosses an edge of the other."""
+    if b.contains((a.x, a.y)) or a.contains((b.x, b.y)):
+        return True
     if any(b.contains(c) for c in a.corners()) or any(a.contains(c) for c in b.corners()):
         return True
     ca, cb = a.corners(), b.corners()
