@@ -51,6 +51,8 @@ cdef double ROLL = 5.0 / 7.0
 cdef double CONTACT_GAP = 1e-4
 # Overlap left after an impulse is removed above this depth (metres).
 cdef double SLOP = 1e-6
+# Overlap that counts as a new contact: far below any motion in one step.
+cdef double TOUCH = 1e-9
 # A rider rocking slower than this when it crosses the dent's centre settles.
 cdef double SETTLE_SPEED = 0.002
 
@@ -635,43 +637,49 @@ cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
 
 # --- the step -------------------------------------------------------------
 
+cdef inline bint deeper(Sim* s, Contact* c, double floor) noexcept nogil:
+    """Whether the steeds overlap by more than ``floor``."""
+    return overlapping(s, c) and c.depth > floor
+
+
 cdef double step(Sim* s) noexcept nogil:
-    """One time step; returns the time of a new collision, or -1."""
-    cdef double dt = s.p.dt, left = dt, lo, hi, mid, hit_time = -1.0
+    """One time step; returns the time of a new collision, or -1.
+
+    A contact is resolved where it begins: the step is bisected for the
+    moment the overlap first exceeds what it was at the start (zero, or the
+    hair left by the previous contact), the impulse is applied there and the
+    rest of the step is integrated, up to a few contacts per step."""
+    cdef double dt = s.p.dt, left = dt, lo, hi, mid, floor, hit_time = -1.0
     cdef Sim start
     cdef Contact c
     cdef int rounds
-    for rounds in range(3):
+    for rounds in range(4):
         memcpy(&start, s, sizeof(Sim))
+        floor = TOUCH
+        if overlapping(&start, &c) and c.depth > 0.0:
+            floor = c.depth + TOUCH
         move_all(s, left)
-        if not overlapping(s, &c):
+        if not deeper(s, &c, floor):
             break
-        if overlapping(&start, &c) or rounds == 2:
-            # Already touching when the step began (a push through the
-            # contact): resolve where we are.
-            overlapping(s, &c)
-            if collide(s, &c) and not s.in_contact:
-                hit_time = s.time
-            s.in_contact = 1
-            break
-        lo = 0.0
-        hi = left
-        for _ in range(BISECTIONS):
-            mid = 0.5 * (lo + hi)
+        if rounds < 3:
+            lo = 0.0
+            hi = left
+            for _ in range(BISECTIONS):
+                mid = 0.5 * (lo + hi)
+                memcpy(s, &start, sizeof(Sim))
+                move_all(s, mid)
+                if deeper(s, &c, floor):
+                    hi = mid
+                else:
+                    lo = mid
             memcpy(s, &start, sizeof(Sim))
-            move_all(s, mid)
-            if overlapping(s, &c):
-                hi = mid
-            else:
-                lo = mid
-        memcpy(s, &start, sizeof(Sim))
-        move_all(s, hi)
-        overlapping(s, &c)
+            move_all(s, hi)
+            overlapping(s, &c)
+            left -= hi
         if collide(s, &c) and not s.in_contact:
             hit_time = s.time
         s.in_contact = 1
-        left -= hi
-        if left <= 0.0:
+        if rounds == 3 or left <= 0.0:
             break
     if s.in_contact and not overlapping(s, &c) and c.depth < -CONTACT_GAP:
         s.in_contact = 0

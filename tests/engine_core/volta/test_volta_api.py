@@ -130,7 +130,9 @@ def test_text_drawing_shows_arena_steeds_riders_and_score() -> None:
     state = new_state(dents=("large", "small"))
     text = str(state)
     assert text.count("@") == 2
-    assert "A" in text and "B" in text and "." in text
+    assert "A" in text
+    assert "B" in text
+    assert "." in text
     assert "score 0-0 | to flick: seat 0" in text
     assert "small dent" in text
     rows = text.splitlines()
@@ -157,7 +159,8 @@ def test_seeded_games_replay_bit_identically() -> None:
     first, first_log = play(11, record=True)
     second, second_log = play(11, record=True)
     assert first.world.snapshot() == second.world.snapshot()
-    assert first.scores == second.scores and first.history() == second.history()
+    assert first.scores == second.scores
+    assert first.history() == second.history()
     assert first_log == second_log  # frames and events, float for float
     replay = new_state(dents=("large", "small"), rider_masses=(0.005, 0.007), swap_every=5)
     for flick in first.history():
@@ -172,7 +175,7 @@ def test_random_games_end_with_zero_sum_returns() -> None:
         assert sum(state.returns()) == 0.0
         assert sorted(state.returns()) == [-1.0, 1.0]
         high, low = max(state.scores), min(state.scores)
-        assert high >= 10 and high - low == 2 or (high == 10 and low <= 8)
+        assert (high >= 10 and high - low == 2) or (high == 10 and low <= 8)
 
 
 def test_clone_and_child_are_independent() -> None:
@@ -180,7 +183,8 @@ def test_clone_and_child_are_independent() -> None:
     flick = Flick(2, 0.3, 0.1, 0.01)
     clone = state.clone()
     child = state.child(flick)
-    assert state.history() == [] and clone.history() == []
+    assert state.history() == []
+    assert clone.history() == []
     assert child.history() == [flick]
     assert clone.world.snapshot() == state.world.snapshot()
     assert child.world.snapshot() != state.world.snapshot()

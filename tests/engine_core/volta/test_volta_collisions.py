@@ -80,7 +80,8 @@ def test_collision_conserves_momentum_and_angular_momentum(
             break
     else:
         reject()
-    assert before.on_arena(0) and before.on_arena(1)
+    assert before.on_arena(0)
+    assert before.on_arena(1)
     assume(w.on_arena(0) and w.on_arena(1))
     p0, p1 = before.momentum(), w.momentum()
     scale = math.hypot(*p0)

@@ -57,7 +57,8 @@ def test_contact_detection_matches_corner_and_edge_tests(
         assert ref.boxes_overlap(box_a, box_b)
     # the contact point lies in both squares (up to the depth), the normal
     # points from a to b's side
-    assert box_a.contains((px, py), depth + 1e-9) and box_b.contains((px, py), depth + 1e-9)
+    assert box_a.contains((px, py), depth + 1e-9)
+    assert box_b.contains((px, py), depth + 1e-9)
     assert nx * (b[0] - a[0]) + ny * (b[1] - a[1]) > -1e-12 or depth > HALF
     # moving b along the normal by the depth (plus a hair) separates them
     shift = depth + 1e-7
@@ -73,7 +74,8 @@ def test_corner_hit_contact_is_the_corner() -> None:
     assert found is not None
     nx, ny, px, py, depth = found
     assert (round(nx, 12), round(ny, 12)) == (1.0, 0.0)
-    assert math.isclose(px, HALF - 0.001, abs_tol=1e-12) and math.isclose(py, 0.01)
+    assert math.isclose(px, HALF - 0.001, abs_tol=1e-12)
+    assert math.isclose(py, 0.01)
     assert math.isclose(depth, 0.001, rel_tol=1e-9)
 
 
@@ -104,8 +106,9 @@ def test_impulse_matches_reference(
     inertia = 1.3e-5
     pa, pb = (-0.025, 0.003), (0.025, -0.004)
     normal = (math.cos(normal_angle), math.sin(normal_angle))
-    got_a, got_b, hit = resolve((*pa, *va), (*pb, *vb), ma, mb, inertia, restitution, mu,
-                                (*normal, *point))
+    got_a, got_b, hit = resolve(
+        (*pa, *va), (*pb, *vb), ma, mb, inertia, restitution, mu, (*normal, *point)
+    )
     body_a = ref.Body(*pa, *va, ma, inertia)
     body_b = ref.Body(*pb, *vb, mb, inertia)
     assert hit == ref.resolve_impulse(body_a, body_b, point, normal, restitution, mu)

@@ -38,7 +38,8 @@ def test_starting_position() -> None:
     assert at_start(state)
     assert state.current_player() == 0
     assert new_state(first_player=1).current_player() == 1
-    assert not state.is_chance_node() and state.chance_outcomes() == []
+    assert not state.is_chance_node()
+    assert state.chance_outcomes() == []
     assert state.returns() == [0.0, 0.0]
     assert isinstance(state, engine_core.State)
 
@@ -51,7 +52,8 @@ def test_pushing_the_opponent_off_the_arena_scores() -> None:
     result = state.apply_flick(Flick(2, 0.0, 0.0, 0.02), record=True)
     kinds = [(e.kind, e.seat) for e in result.events]
     assert ("steed_fall", 1) in kinds
-    assert ("steed_fall", 0) not in kinds and ("rider_fall", 0) not in kinds
+    assert ("steed_fall", 0) not in kinds
+    assert ("rider_fall", 0) not in kinds
     assert result.point_to == 0
     assert state.scores == [1, 0]
     assert state.current_player() == 1  # the loser starts
@@ -82,7 +84,8 @@ def test_own_rider_down_outweighs_knocking_the_opponent() -> None:
     state.world.set_steed(1, 0.0, 0.0, 0.0)
     result = state.apply_flick(Flick(2, 0.0, 0.0, MAX))
     fallen = {e.seat for e in result.events if e.kind in ("rider_fall", "steed_fall")}
-    assert 0 in fallen and 1 in fallen
+    assert 0 in fallen
+    assert 1 in fallen
     assert result.point_to == 1
 
 
@@ -91,9 +94,7 @@ def test_knocking_the_opponents_rider_off_scores() -> None:
     state.world.set_steed(0, -2 * HALF - 0.003, 0.0, 0.0)
     state.world.set_steed(1, 0.0, 0.0, 0.0)
     result = state.apply_flick(Flick(2, 0.0, 0.0, 0.025))
-    assert [(e.kind, e.seat) for e in result.events if e.kind != "collision"] == [
-        ("rider_fall", 1)
-    ]
+    assert [(e.kind, e.seat) for e in result.events if e.kind != "collision"] == [("rider_fall", 1)]
     assert result.point_to == 0
 
 
@@ -114,9 +115,11 @@ def play_points(state: VoltaState, winners: list[int]) -> None:
 def test_first_to_ten_with_a_lead_of_two() -> None:
     state = new_state()
     play_points(state, [1] * 9)
-    assert state.scores == [0, 9] and not state.is_terminal()
+    assert state.scores == [0, 9]
+    assert not state.is_terminal()
     play_points(state, [1])
-    assert state.is_terminal() and state.current_player() == TERMINAL
+    assert state.is_terminal()
+    assert state.current_player() == TERMINAL
     assert state.returns() == [-1.0, 1.0]
     assert state.legal_actions() == []
     with pytest.raises(engine_core.IllegalAction):
@@ -128,25 +131,32 @@ def test_ten_nine_plays_on_until_a_lead_of_two() -> None:
     play_points(state, [0, 1] * 9)
     assert state.scores == [9, 9]
     play_points(state, [0])
-    assert state.scores == [10, 9] and not state.is_terminal()
+    assert state.scores == [10, 9]
+    assert not state.is_terminal()
     play_points(state, [1, 0, 1, 1])
-    assert state.scores == [11, 12] and not state.is_terminal()
+    assert state.scores == [11, 12]
+    assert not state.is_terminal()
     play_points(state, [1])
-    assert state.scores == [11, 13] and state.is_terminal()
+    assert state.scores == [11, 13]
+    assert state.is_terminal()
     assert state.returns() == [-1.0, 1.0]
 
 
 def test_swap_every_five_points_exchanges_the_marbles() -> None:
     state = new_state(rider_masses=(0.004, 0.012), swap_every=5, dents=("small", "large"))
-    assert state.world.rider_mass(0) == 0.004 and state.world.rider_mass(1) == 0.012
+    assert state.world.rider_mass(0) == 0.004
+    assert state.world.rider_mass(1) == 0.012
     play_points(state, [0, 1, 0, 1])
-    assert not state.swapped() and state.world.rider_mass(0) == 0.004
+    assert not state.swapped()
+    assert state.world.rider_mass(0) == 0.004
     play_points(state, [0])
     assert state.swapped()
-    assert state.world.rider_mass(0) == 0.012 and state.world.rider_mass(1) == 0.004
+    assert state.world.rider_mass(0) == 0.012
+    assert state.world.rider_mass(1) == 0.004
     assert state.rider_mass(0) == 0.012
     play_points(state, [1] * 5)
-    assert not state.swapped() and state.world.rider_mass(0) == 0.004
+    assert not state.swapped()
+    assert state.world.rider_mass(0) == 0.004
     no_swap = new_state(rider_masses=(0.004, 0.012))
     play_points(no_swap, [0] * 5)
     assert no_swap.world.rider_mass(0) == 0.004
