@@ -23,7 +23,7 @@ the rest of the step is integrated. A steed whose centre leaves the disk falls.
 """
 
 from libc.math cimport M_PI, atan2, cos, fabs, fmod, log, sin, sqrt
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 cdef enum:
@@ -37,8 +37,9 @@ cdef enum:
     TABLE_ANGLES = 16        # intervals over [0, pi/2] (the square's C4 symmetry)
     TABLE_SHARES = 64        # intervals over t in [-1, 1]
     TABLE_GRID = 64          # midpoint rule per side when integrating the table
-    BISECTIONS = 16
+    MAX_TOI_ITERATIONS = 24
     FRAME_DOUBLES = 15       # time, then per steed: x, y, angle, on arena, rider x, y, state
+    MAX_EVENTS = 1024
 
 SEATED_STATE = SEATED
 ROLLING_STATE = ROLLING
@@ -53,6 +54,8 @@ cdef double CONTACT_GAP = 1e-4
 cdef double SLOP = 1e-6
 # Overlap that counts as a new contact: far below any motion in one step.
 cdef double TOUCH = 1e-9
+# A contact is resolved once found within this much overlap (metres).
+cdef double TOI_TOLERANCE = 1e-7
 # A rider rocking slower than this when it crosses the dent's centre settles.
 cdef double SETTLE_SPEED = 0.002
 
@@ -637,19 +640,24 @@ cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
 
 # --- the step -------------------------------------------------------------
 
-cdef inline bint deeper(Sim* s, Contact* c, double floor) noexcept nogil:
-    """Whether the steeds overlap by more than ``floor``."""
-    return overlapping(s, c) and c.depth > floor
+cdef inline double depth_at(Sim* s, Sim* start, double t, Contact* c) noexcept nogil:
+    """The overlap depth (negative: apart) after moving ``start`` on by t."""
+    memcpy(s, start, sizeof(Sim))
+    move_all(s, t)
+    overlapping(s, c)
+    return c.depth
 
 
 cdef double step(Sim* s) noexcept nogil:
     """One time step; returns the time of a new collision, or -1.
 
-    A contact is resolved where it begins: the step is bisected for the
+    A contact is resolved where it begins: the step is searched for the
     moment the overlap first exceeds what it was at the start (zero, or the
     hair left by the previous contact), the impulse is applied there and the
     rest of the step is integrated, up to a few contacts per step."""
     cdef double dt = s.p.dt, left = dt, lo, hi, mid, floor, hit_time = -1.0
+    cdef double f_lo, f_hi, f_mid
+    cdef int side
     cdef Sim start
     cdef Contact c
     cdef int rounds
@@ -658,23 +666,36 @@ cdef double step(Sim* s) noexcept nogil:
         floor = TOUCH
         if overlapping(&start, &c) and c.depth > 0.0:
             floor = c.depth + TOUCH
+        f_lo = c.depth - floor
         move_all(s, left)
-        if not deeper(s, &c, floor):
+        if not (overlapping(s, &c) and c.depth > floor):
             break
         if rounds < 3:
+            # Time of impact: the first t with depth(t) > floor, by the
+            # Illinois variant of regula falsi (depth is nearly linear in t
+            # over a step), keeping the bracket [lo: apart, hi: overlapping].
             lo = 0.0
             hi = left
-            for _ in range(BISECTIONS):
-                mid = 0.5 * (lo + hi)
-                memcpy(s, &start, sizeof(Sim))
-                move_all(s, mid)
-                if deeper(s, &c, floor):
-                    hi = mid
+            f_hi = c.depth - floor
+            side = 0
+            for _ in range(MAX_TOI_ITERATIONS):
+                if f_hi <= TOI_TOLERANCE or hi - lo <= 1e-12:
+                    break
+                mid = lo + (hi - lo) * (-f_lo) / (f_hi - f_lo)
+                if not lo < mid < hi:
+                    mid = 0.5 * (lo + hi)
+                f_mid = depth_at(s, &start, mid, &c) - floor
+                if f_mid > 0.0:
+                    hi, f_hi = mid, f_mid
+                    if side == 1:
+                        f_lo *= 0.5
+                    side = 1
                 else:
-                    lo = mid
-            memcpy(s, &start, sizeof(Sim))
-            move_all(s, hi)
-            overlapping(s, &c)
+                    lo, f_lo = mid, f_mid
+                    if side == -1:
+                        f_hi *= 0.5
+                    side = -1
+            depth_at(s, &start, hi, &c)
             left -= hi
         if collide(s, &c) and not s.in_contact:
             hit_time = s.time
@@ -703,6 +724,71 @@ cdef bint at_rest(Sim* s) noexcept nogil:
     return 1
 
 
+# --- running a flick to rest --------------------------------------------
+
+cdef struct Event:
+    double time
+    int kind
+    int body
+
+
+cdef struct Log:
+    Event events[MAX_EVENTS]
+    int event_count
+    double* frames      # NULL: no recording
+    int frame_count
+
+
+cdef inline void log_event(Log* log, double time, int kind, int body) noexcept nogil:
+    # Falls are never dropped; a pathological run of contacts may be.
+    if log.event_count < MAX_EVENTS - 4 or (kind != EV_COLLISION and log.event_count < MAX_EVENTS):
+        log.events[log.event_count].time = time
+        log.events[log.event_count].kind = kind
+        log.events[log.event_count].body = body
+        log.event_count += 1
+
+
+cdef void log_frame(Sim* s, Log* log) noexcept nogil:
+    cdef double* f = log.frames + log.frame_count * FRAME_DOUBLES
+    cdef int i
+    f[0] = s.time
+    for i in range(2):
+        f[1 + 7 * i] = s.b[i].x
+        f[2 + 7 * i] = s.b[i].y
+        f[3 + 7 * i] = s.b[i].angle
+        f[4 + 7 * i] = 1.0 if s.b[i].active else 0.0
+        f[5 + 7 * i] = s.b[i].x + s.b[i].rider.dx
+        f[6 + 7 * i] = s.b[i].y + s.b[i].rider.dy
+        f[7 + 7 * i] = s.b[i].rider.state
+    log.frame_count += 1
+
+
+cdef void run_to_rest(Sim* s, Log* log) noexcept nogil:
+    """Steps until all is at rest or the time cap; ends the push."""
+    cdef double cap = s.time + s.p.time_cap, hit
+    cdef int i, active[2]
+    cdef int rider[2]
+    if log.frames != NULL:
+        log_frame(s, log)
+    while not at_rest(s) and s.time < cap:
+        for i in range(2):
+            active[i] = s.b[i].active
+            rider[i] = s.b[i].rider.state
+        hit = step(s)
+        if hit >= 0.0:
+            log_event(log, hit, EV_COLLISION, -1)
+        for i in range(2):
+            if rider[i] != FALLEN and s.b[i].rider.state == FALLEN:
+                log_event(log, s.time, EV_RIDER_FALL, i)
+            if active[i] and not s.b[i].active:
+                log_event(log, s.time, EV_STEED_FALL, i)
+        if log.frames != NULL and s.steps % s.p.steps_per_frame == 0:
+            log_frame(s, log)
+    if log.frames != NULL and log.frames[(log.frame_count - 1) * FRAME_DOUBLES] != s.time:
+        log_frame(s, log)
+    s.push.body = -1
+
+
 # --- the Python face ------------------------------------------------------
 
 cdef int SIDE_NORMALS[4][2]
@@ -724,12 +810,10 @@ cdef class World:
     cdef double start_offset
     cdef object _physics
     cdef double* _frames
-    cdef int _frame_count, _frame_capacity
-    cdef list _events
+    cdef int _frame_capacity
 
     def __cinit__(self) -> None:
         self._frames = NULL
-        self._frame_count = 0
         self._frame_capacity = 0
 
     def __dealloc__(self) -> None:
@@ -752,7 +836,6 @@ cdef class World:
         p.time_cap = physics.time_cap
         p.steps_per_frame = max(1, int(round(1.0 / (physics.frame_rate * physics.time_step))))
         self.start_offset = physics.start_offset
-        self._events = []
         for i in range(2):
             self.configure_rider(i, rider_masses[i], rim_radii[i])
         self.reset()
@@ -858,68 +941,40 @@ cdef class World:
     def run(self, bint record=False) -> tuple:
         """Runs until everything is at rest or the time cap. Returns (events,
         frames, capped): events as (time, kind, steed) with kind one of
-        EVENT_KINDS, frames (if ``record``) as tuples of FRAME_DOUBLES floats:
-        time, then per steed x, y, angle, on arena (1/0), rider x, y, state."""
+        EVENT_KINDS (steed -1 for collisions), frames (if ``record``) as
+        tuples of FRAME_DOUBLES floats: time, then per steed x, y, angle, on
+        arena (1/0), rider x, y, state."""
         cdef Sim* s = &self.sim
-        cdef double cap = s.time + s.p.time_cap, hit
-        cdef int i, before_active[2]
-        cdef int before_rider[2]
-        cdef list events = []
-        self._frame_count = 0
+        cdef Log log
+        cdef int needed
+        log.event_count = 0
+        log.frames = NULL
+        log.frame_count = 0
         if record:
-            self._record()
-        while not at_rest(s) and s.time < cap:
-            for i in range(2):
-                before_active[i] = s.b[i].active
-                before_rider[i] = s.b[i].rider.state
-            with nogil:
-                hit = step(s)
-            if hit >= 0.0:
-                events.append((hit, EVENT_KINDS[EV_COLLISION], -1))
-            for i in range(2):
-                if before_rider[i] != FALLEN and s.b[i].rider.state == FALLEN:
-                    events.append((s.time, EVENT_KINDS[EV_RIDER_FALL], i))
-                if before_active[i] and not s.b[i].active:
-                    events.append((s.time, EVENT_KINDS[EV_STEED_FALL], i))
-            if record and s.steps % s.p.steps_per_frame == 0:
-                self._record()
-        if record and (self._frame_count == 0
-                       or self._frames[(self._frame_count - 1) * FRAME_DOUBLES] != s.time):
-            self._record()
+            needed = <int>(s.p.time_cap / s.p.dt) // s.p.steps_per_frame + 3
+            if needed > self._frame_capacity:
+                free(self._frames)
+                self._frames = <double*>malloc(needed * FRAME_DOUBLES * sizeof(double))
+                if self._frames == NULL:
+                    self._frame_capacity = 0
+                    raise MemoryError()
+                self._frame_capacity = needed
+            log.frames = self._frames
+        with nogil:
+            run_to_rest(s, &log)
+        events = [(log.events[k].time, EVENT_KINDS[log.events[k].kind], log.events[k].body)
+                  for k in range(log.event_count)]
         frames = None
         if record:
-            frames = [tuple(self._frames[k * FRAME_DOUBLES + j] for j in range(FRAME_DOUBLES))
-                      for k in range(self._frame_count)]
-        s.push.body = -1
+            frames = [tuple(log.frames[k * FRAME_DOUBLES + j] for j in range(FRAME_DOUBLES))
+                      for k in range(log.frame_count)]
         return events, frames, not at_rest(s)
-
-    cdef void _record(self):
-        cdef int i, base
-        if self._frame_count == self._frame_capacity:
-            self._frame_capacity = max(64, 2 * self._frame_capacity)
-            self._frames = <double*>realloc(self._frames,
-                                            self._frame_capacity * FRAME_DOUBLES * sizeof(double))
-            if self._frames == NULL:
-                raise MemoryError()
-        base = self._frame_count * FRAME_DOUBLES
-        self._frames[base] = self.sim.time
-        for i in range(2):
-            b = &self.sim.b[i]
-            self._frames[base + 1 + 7 * i] = b.x
-            self._frames[base + 2 + 7 * i] = b.y
-            self._frames[base + 3 + 7 * i] = b.angle
-            self._frames[base + 4 + 7 * i] = 1.0 if b.active else 0.0
-            self._frames[base + 5 + 7 * i] = b.x + b.rider.dx
-            self._frames[base + 6 + 7 * i] = b.y + b.rider.dy
-            self._frames[base + 7 + 7 * i] = b.rider.state
-        self._frame_count += 1
 
     def copy(self) -> World:
         cdef World other = World.__new__(World)
         memcpy(&other.sim, &self.sim, sizeof(Sim))
         other.start_offset = self.start_offset
         other._physics = self._physics
-        other._events = []
         return other
 
     def snapshot(self) -> tuple:
