@@ -80,6 +80,7 @@ cdef struct Rider:
 
 cdef struct Body:
     double x, y, angle, vx, vy, omega
+    double cos_a, sin_a   # of angle, kept in step with it
     int active
     Rider rider
 
@@ -89,10 +90,11 @@ cdef struct Push:
     double jx, jy       # total impulse (world frame, fixed for the push)
     double cx, cy       # contact point in the body frame
     double end          # time the finger leaves
+    double cos_now      # cos(pi * (time - start) / duration): the pulse so far
 
 
 cdef struct Params:
-    double g, arena_radius, half_side, mass, inertia
+    double g, arena_radius, half_side, mass, inertia, inv_inertia
     double mu, restitution, mu_contact, rolling_resistance
     double duration, dt, time_cap
     int steps_per_frame
@@ -169,8 +171,8 @@ cdef inline void friction_lookup(double theta, double t, double* par, double* pe
     theta = fmod(theta, q)
     if theta < 0.0:
         theta += q
-    cdef double fa = theta / q * TABLE_ANGLES
-    cdef double ft = (t + 1.0) * 0.5 * TABLE_SHARES
+    cdef double fa = theta * (TABLE_ANGLES / (0.5 * M_PI))
+    cdef double ft = (t + 1.0) * (0.5 * TABLE_SHARES)
     cdef int ia = <int>fa, it = <int>ft
     if ia >= TABLE_ANGLES:
         ia = TABLE_ANGLES - 1
@@ -189,10 +191,11 @@ cdef inline void friction_lookup(double theta, double t, double* par, double* pe
                  + w10 * FR_TORQUE[it + 1][ia] + w11 * FR_TORQUE[it + 1][ia + 1])
 
 
-cdef void friction_force(double angle, double vx, double vy, double omega, double half_side,
+cdef void friction_force(double c, double s, double vx, double vy, double omega, double half_side,
                          double* fx, double* fy, double* tz) noexcept nogil:
     """Friction per unit (mu * load * g): force (fx, fy) in the world frame and
-    torque tz per unit (mu * load * g * half side)."""
+    torque tz per unit (mu * load * g * half side), for a body turned by the
+    angle whose cosine and sine are c and s."""
     cdef double speed = sqrt(vx * vx + vy * vy)
     cdef double spin = omega * half_side
     cdef double total = speed + fabs(spin)
@@ -206,13 +209,13 @@ cdef void friction_force(double angle, double vx, double vy, double omega, doubl
         fy[0] = -vy / speed
         return
     cdef double par, perp, torque
-    cdef double c = cos(angle), s = sin(angle)
     cdef double bx = c * vx + s * vy, by = -s * vx + c * vy
     friction_lookup(atan2(by, bx), spin / total, &par, &perp, &torque)
     tz[0] = -torque
     if speed > 0.0:
-        fx[0] = -(par * vx - perp * vy) / speed
-        fy[0] = -(par * vy + perp * vx) / speed
+        speed = 1.0 / speed
+        fx[0] = -(par * vx - perp * vy) * speed
+        fy[0] = -(par * vy + perp * vx) * speed
 
 
 # --- riders -------------------------------------------------------------
@@ -230,17 +233,19 @@ cdef inline void rider_pull(Rider* r, double g, double c_rr, double* wx, double*
     """(wall slope + rolling resistance) * g as a vector for a rolling rider:
     the ball's relative acceleration is -(5/7)(steed acceleration + this)."""
     cdef double rho = sqrt(r.dx * r.dx + r.dy * r.dy)
-    cdef double nx = r.lean_x, ny = r.lean_y, slope
+    cdef double nx = r.lean_x, ny = r.lean_y, slope, k
     if rho > 0.0:
-        nx = r.dx / rho
-        ny = r.dy / rho
-    slope = lip_slope(r, rho)
-    wx[0] = g * slope * nx
-    wy[0] = g * slope * ny
+        k = 1.0 / rho
+        nx = r.dx * k
+        ny = r.dy * k
+    slope = g * lip_slope(r, rho)
+    wx[0] = slope * nx
+    wy[0] = slope * ny
     cdef double u = sqrt(r.ux * r.ux + r.uy * r.uy)
     if u > 0.0:
-        wx[0] += g * c_rr * r.ux / u
-        wy[0] += g * c_rr * r.uy / u
+        k = g * c_rr / u
+        wx[0] += k * r.ux
+        wy[0] += k * r.uy
 
 
 cdef inline double tan_lip(Rider* r) noexcept nogil:
@@ -261,15 +266,18 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     cdef double px = 0.0, py = 0.0, lz = 0.0, t0, t1, share, c, sn, rx, ry
     cdef bint pushed = 0
     if s.push.body == i and s.time < s.push.end:
-        t0 = s.time
+        # The push is F = (pi J / 2T) sin(pi t / T) over 0 <= t <= T; its
+        # impulse over the step is J/2 (cos(pi t0/T) - cos(pi t1/T)).
         t1 = s.time + dt
         if t1 > s.push.end:
             t1 = s.push.end
-        share = 0.5 * (cos(M_PI * t0 / p.duration) - cos(M_PI * t1 / p.duration))
+        t0 = cos(M_PI * (1.0 - (s.push.end - t1) / p.duration))
+        share = 0.5 * (s.push.cos_now - t0)
+        s.push.cos_now = t0
         px = share * s.push.jx
         py = share * s.push.jy
-        c = cos(b.angle)
-        sn = sin(b.angle)
+        c = b.cos_a
+        sn = b.sin_a
         rx = c * s.push.cx - sn * s.push.cy
         ry = sn * s.push.cx + c * s.push.cy
         lz = rx * py - ry * px
@@ -290,12 +298,13 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
         px += ROLL * r.mass * wx * dt
         py += ROLL * r.mass * wy * dt
     # velocities before friction
-    cdef double vx = vx0 + px / m_lin, vy = vy0 + py / m_lin, w = w0 + lz / p.inertia
+    cdef double inv_m = 1.0 / m_lin
+    cdef double vx = vx0 + px * inv_m, vy = vy0 + py * inv_m, w = w0 + lz * p.inv_inertia
     cdef double fx, fy, tz
-    friction_force(b.angle, vx, vy, w, p.half_side, &fx, &fy, &tz)
-    cdef double lin = p.mu * load * p.g * dt / m_lin
+    friction_force(b.cos_a, b.sin_a, vx, vy, w, p.half_side, &fx, &fy, &tz)
+    cdef double lin = p.mu * load * p.g * dt * inv_m
     cdef double dvx = lin * fx, dvy = lin * fy
-    cdef double dw = p.mu * load * p.g * p.half_side * dt / p.inertia * tz
+    cdef double dw = p.mu * load * p.g * p.half_side * dt * p.inv_inertia * tz
     cdef double speed2 = vx * vx + vy * vy, dv2 = dvx * dvx + dvy * dvy
     cdef double vx1, vy1, w1, tstop
     cdef bint coasting = not pushed and r.state != ROLLING
@@ -322,11 +331,15 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     else:
         w1 = w + dw
         b.angle += 0.5 * (w0 + w1) * dt
+    if w0 != 0.0 or w1 != 0.0 or w != 0.0:
+        b.cos_a = cos(b.angle)
+        b.sin_a = sin(b.angle)
     b.vx = vx1
     b.vy = vy1
     b.omega = w1
     if r.state == ROLLING:
-        move_rider(b, p, (vx1 - vx0) / dt, (vy1 - vy0) / dt, wx, wy, dt)
+        inv_m = 1.0 / dt
+        move_rider(b, p, (vx1 - vx0) * inv_m, (vy1 - vy0) * inv_m, wx, wy, dt)
 
 
 cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept nogil:
@@ -363,9 +376,11 @@ cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double
     if rho2 >= r.rim * r.rim:
         r.state = FALLEN
         return
-    if rho2 > 0.0:
-        r.lean_x = r.dx / sqrt(rho2)
-        r.lean_y = r.dy / sqrt(rho2)
+    cdef double rho = sqrt(rho2), k
+    if rho > 0.0:
+        k = 1.0 / rho
+        r.lean_x = r.dx * k
+        r.lean_y = r.dy * k
     if s2 == 0.0:
         return
     # The step takes its direction from the update above and its speed from
@@ -376,13 +391,14 @@ cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double
     u = sqrt(ux0 * ux0 + uy0 * uy0)
     energy = (0.7 * u * u + p.g * ball_height(r, sqrt(ox * ox + oy * oy))
               - (ax * sx + ay * sy) - p.g * p.rolling_resistance * sqrt(s2))
-    kinetic = energy - p.g * ball_height(r, sqrt(rho2))
-    u = sqrt(r.ux * r.ux + r.uy * r.uy)
+    kinetic = energy - p.g * ball_height(r, rho)
+    u = r.ux * r.ux + r.uy * r.uy
     if kinetic <= 0.0 or u == 0.0:
         r.ux = r.uy = 0.0
     else:
-        r.ux *= sqrt(kinetic / 0.7) / u
-        r.uy *= sqrt(kinetic / 0.7) / u
+        k = sqrt(kinetic / (0.7 * u))
+        r.ux *= k
+        r.uy *= k
     if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
         # It rocked over the centre onto the far side of the rim: an
         # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
@@ -446,13 +462,12 @@ cdef inline void clip(double* p, double* q, double tx, double ty, double lo, dou
         q[0] += f * (p[0] - q[0]); q[1] += f * (p[1] - q[1])
 
 
-cdef bint box_contact(double h, double ax, double ay, double aa, double bx, double by,
-                      double ba, Contact* out) noexcept nogil:
+cdef bint box_contact(double h, double ax, double ay, double ca, double sa, double bx,
+                      double by, double cb, double sb, Contact* out) noexcept nogil:
     """Separating-axis test of two squares of half side h; on overlap fills the
     normal (from a to b), the contact point (midpoint of the incident edge's
     part inside the reference face) and the depth. Returns overlap."""
     cdef double axes[4][2]
-    cdef double ca = cos(aa), sa = sin(aa), cb = cos(ba), sb = sin(ba)
     axes[0][0], axes[0][1] = ca, sa
     axes[1][0], axes[1][1] = -sa, ca
     axes[2][0], axes[2][1] = cb, sb
@@ -634,8 +649,8 @@ cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
     if dx * dx + dy * dy > reach * reach:
         c.depth = -1.0
         return 0
-    return box_contact(s.p.half_side, s.b[0].x, s.b[0].y, s.b[0].angle,
-                       s.b[1].x, s.b[1].y, s.b[1].angle, c)
+    return box_contact(s.p.half_side, s.b[0].x, s.b[0].y, s.b[0].cos_a, s.b[0].sin_a,
+                       s.b[1].x, s.b[1].y, s.b[1].cos_a, s.b[1].sin_a, c)
 
 
 # --- the step -------------------------------------------------------------
@@ -827,6 +842,7 @@ cdef class World:
         p.half_side = 0.5 * physics.steed_side
         p.mass = physics.steed_mass
         p.inertia = physics.steed_mass * physics.steed_side ** 2 / 6.0
+        p.inv_inertia = 1.0 / p.inertia
         p.mu = physics.ground_friction
         p.restitution = physics.restitution
         p.mu_contact = physics.contact_friction
@@ -874,6 +890,8 @@ cdef class World:
                   double omega=0.0, bint on_arena=True) -> None:
         cdef Body* b = &self.sim.b[i]
         b.x, b.y, b.angle, b.vx, b.vy, b.omega = x, y, angle, vx, vy, omega
+        b.cos_a = cos(angle)
+        b.sin_a = sin(angle)
         b.active = on_arena
 
     def steed(self, int i) -> tuple:
@@ -912,7 +930,7 @@ cdef class World:
         the steed's own frame) at ``offset`` half sides along it (-1 and 1 are
         the corners, counter-clockwise positive), pushing at ``angle`` from the
         side's inward normal, with total impulse ``impulse`` (N s). Values are
-        the caller's to validate."""
+        the caller's to validate. The world's clock restarts at 0."""
         cdef Body* b = &self.sim.b[i]
         cdef double h = self.sim.p.half_side
         cdef double nx = SIDE_NORMALS[side][0], ny = SIDE_NORMALS[side][1]
@@ -920,13 +938,17 @@ cdef class World:
         # inward normal turned by angle, in the body frame, then to the world
         cdef double dx = -nx * cos(angle) - tx * sin(angle)
         cdef double dy = -ny * cos(angle) - ty * sin(angle)
-        cdef double c = cos(b.angle), s = sin(b.angle)
+        cdef double c = b.cos_a, s = b.sin_a
         self.sim.push.body = i
         self.sim.push.cx = h * nx + offset * h * tx
         self.sim.push.cy = h * ny + offset * h * ty
         self.sim.push.jx = impulse * (c * dx - s * dy)
         self.sim.push.jy = impulse * (s * dx + c * dy)
-        self.sim.push.end = self.sim.time + self.sim.p.duration
+        # Each flick has its own clock: frames and events count from it.
+        self.sim.time = 0.0
+        self.sim.steps = 0
+        self.sim.push.end = self.sim.p.duration
+        self.sim.push.cos_now = 1.0
 
     def step(self) -> float | None:
         """One time step; the time of a new collision in it, or None."""
@@ -1055,7 +1077,7 @@ def friction(double angle, double vx, double vy, double omega, double half_side)
     """Friction per unit mu*load*g on a square (force) and per unit
     mu*load*g*half_side (torque), as the core uses it."""
     cdef double fx, fy, tz
-    friction_force(angle, vx, vy, omega, half_side, &fx, &fy, &tz)
+    friction_force(cos(angle), sin(angle), vx, vy, omega, half_side, &fx, &fy, &tz)
     return (fx, fy, tz)
 
 
@@ -1063,7 +1085,7 @@ def contact(double half_side, double ax, double ay, double aa, double bx, double
             double ba) -> tuple | None:
     """(nx, ny, px, py, depth) if the squares overlap, else None."""
     cdef Contact c
-    if not box_contact(half_side, ax, ay, aa, bx, by, ba, &c):
+    if not box_contact(half_side, ax, ay, cos(aa), sin(aa), bx, by, cos(ba), sin(ba), &c):
         return None
     return (c.nx, c.ny, c.px, c.py, c.depth)
 

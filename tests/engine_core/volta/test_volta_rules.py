@@ -65,9 +65,10 @@ def test_both_steeds_off_gives_the_point_to_the_movers_opponent() -> None:
     """Seat 1, by the west edge, clips seat 0's steed over the edge and slides
     after it, keeping its rider: both steeds off, so seat 0 scores."""
     state = new_state(first_player=1)
-    state.world.set_steed(1, -0.0983, -0.0168, 0.2329)
-    state.world.set_steed(0, -0.1014, 0.0481, 0.364)
-    result = state.apply_flick(Flick(0, 0.67, -0.2272, 0.0201), record=True)
+    # (a scene that keeps this outcome when the flick is changed by a few %)
+    state.world.set_steed(1, -0.1089, -0.0197, 0.437)
+    state.world.set_steed(0, -0.1116, 0.039, 0.445)
+    result = state.apply_flick(Flick(0, 0.54, -0.51, 0.0147), record=True)
     kinds = {(e.kind, e.seat) for e in result.events}
     assert {("steed_fall", 0), ("steed_fall", 1), ("collision", None)} <= kinds
     assert ("rider_fall", 1) not in kinds

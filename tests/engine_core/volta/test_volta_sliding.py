@@ -106,3 +106,21 @@ def test_spinning_while_sliding_curves_and_both_stop_together() -> None:
             last_moving[1] = spun.time
     assert math.hypot(*spun.steed(0)[:2]) > math.hypot(*plain.steed(0)[:2]) * 1.05
     assert abs(last_moving[0] - last_moving[1]) < 0.05
+
+
+def test_a_flick_does_not_depend_on_the_clock() -> None:
+    """The second flick of a match plays out exactly like the same flick on
+    a fresh world from the same positions."""
+    played = world()
+    played.start_flick(1, 0, 0.0, 0.0, 0.01)
+    played.run()
+    assert played.time > 0.0
+    fresh = world()
+    for i in range(2):
+        fresh.set_steed(i, *played.steed(i))
+    for w in (played, fresh):
+        w.start_flick(0, 3, 0.4, 0.3, 0.015)
+        w.run()
+    assert played.steed(0) == fresh.steed(0)
+    assert played.steed(1) == fresh.steed(1)
+    assert played.rider(0) == fresh.rider(0)
