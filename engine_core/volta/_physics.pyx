@@ -75,7 +75,9 @@ cdef struct Rider:
     double switch_keep  # speed kept when the ball rocks over to the far rim
     double dx, dy       # ball centre relative to the dent centre
     double ux, uy       # its velocity relative to the steed
-    double lean_x, lean_y  # direction it is leaning while at the centre
+    double lean_x, lean_y  # direction it is leaning (from the centre, if off it)
+    double rho, z, speed   # |d|, the ball centre's height at rho, |u|: kept current
+    double hold            # g tan(lip angle): the most the seated ball can follow
 
 
 cdef struct Body:
@@ -229,27 +231,39 @@ cdef inline double lip_slope(Rider* r, double rho) noexcept nogil:
     return a / sqrt(r.ball * r.ball - a * a)
 
 
+cdef inline double ball_height(Rider* r, double rho) noexcept nogil:
+    """Height of the ball's centre over the rim when it is rho off centre."""
+    cdef double a = r.rim - rho
+    if a <= 0.0:
+        return r.ball
+    return sqrt(r.ball * r.ball - a * a)
+
+
+cdef inline void refresh_rider(Rider* r) noexcept nogil:
+    """Recomputes the cached rho, z, speed and lean after d or u changed."""
+    r.rho = sqrt(r.dx * r.dx + r.dy * r.dy)
+    r.z = ball_height(r, r.rho)
+    r.speed = sqrt(r.ux * r.ux + r.uy * r.uy)
+    if r.rho > 0.0:
+        r.lean_x = r.dx / r.rho
+        r.lean_y = r.dy / r.rho
+
+
 cdef inline void rider_pull(Rider* r, double g, double c_rr, double* wx, double* wy) noexcept nogil:
     """(wall slope + rolling resistance) * g as a vector for a rolling rider:
-    the ball's relative acceleration is -(5/7)(steed acceleration + this)."""
-    cdef double rho = sqrt(r.dx * r.dx + r.dy * r.dy)
-    cdef double nx = r.lean_x, ny = r.lean_y, slope, k
-    if rho > 0.0:
-        k = 1.0 / rho
-        nx = r.dx * k
-        ny = r.dy * k
-    slope = g * lip_slope(r, rho)
-    wx[0] = slope * nx
-    wy[0] = slope * ny
-    cdef double u = sqrt(r.ux * r.ux + r.uy * r.uy)
-    if u > 0.0:
-        k = g * c_rr / u
+    the ball's relative acceleration is -(5/7)(steed acceleration + this).
+    The wall's slope is (a - rho) / z, the tan of the rim contact's tilt."""
+    cdef double slope = 0.0, k
+    if r.rho < r.rim:
+        slope = g * (r.rim - r.rho) / r.z
+    wx[0] = slope * r.lean_x
+    wy[0] = slope * r.lean_y
+    if r.speed > 0.0:
+        k = g * c_rr / r.speed
         wx[0] += k * r.ux
         wy[0] += k * r.uy
 
 
-cdef inline double tan_lip(Rider* r) noexcept nogil:
-    return lip_slope(r, 0.0)
 
 
 # --- one body over one (sub)step -----------------------------------------
@@ -285,6 +299,7 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     if roll_from_rest:
         r.state = ROLLING
         r.dx = r.dy = r.ux = r.uy = 0.0
+        refresh_rider(r)
         r.lean_x = lean_x
         r.lean_y = lean_y
     cdef double load = p.mass, m_lin = p.mass, wx = 0.0, wy = 0.0
@@ -350,70 +365,61 @@ cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept 
     cdef double share = r.mass / (steed_mass + r.mass)
     r.ux += dux
     r.uy += duy
+    r.speed *= keep
     b.vx -= share * dux
     b.vy -= share * duy
-
-
-cdef inline double ball_height(Rider* r, double rho) noexcept nogil:
-    """Height of the ball's centre over the rim when it is rho off centre."""
-    cdef double a = r.rim - rho
-    if a <= 0.0:
-        return r.ball
-    return sqrt(r.ball * r.ball - a * a)
 
 
 cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double wy,
                      double dt) noexcept nogil:
     """The ball rolling in the dent while the steed accelerates at (ax, ay)."""
     cdef Rider* r = &b.rider
-    cdef double ox = r.dx, oy = r.dy, ux0 = r.ux, uy0 = r.uy
+    cdef double ox = r.dx, oy = r.dy, z0 = r.z, speed0 = r.speed
     r.ux -= ROLL * (ax + wx) * dt
     r.uy -= ROLL * (ay + wy) * dt
-    r.dx += r.ux * dt
-    r.dy += r.uy * dt
-    cdef double rho2 = r.dx * r.dx + r.dy * r.dy, u, energy, kinetic
-    cdef double sx = r.dx - ox, sy = r.dy - oy, s2 = sx * sx + sy * sy
+    cdef double sx = r.ux * dt, sy = r.uy * dt
+    r.dx += sx
+    r.dy += sy
+    cdef double rho2 = r.dx * r.dx + r.dy * r.dy, speed, kinetic, k
     if rho2 >= r.rim * r.rim:
         r.state = FALLEN
         return
-    cdef double rho = sqrt(rho2), k
-    if rho > 0.0:
-        k = 1.0 / rho
+    speed = sqrt(r.ux * r.ux + r.uy * r.uy)
+    r.rho = sqrt(rho2)
+    r.z = ball_height(r, r.rho)
+    if r.rho > 0.0:
+        k = 1.0 / r.rho
         r.lean_x = r.dx * k
         r.lean_y = r.dy * k
-    if s2 == 0.0:
-        return
     # The step takes its direction from the update above and its speed from
     # the energy balance: (7/10) u^2 + g z changes by the work of the pseudo
     # force and of rolling resistance. A force held fixed over the step would
     # gain energy near the bottom of the dent, where the wall's push turns
     # around within the step.
-    u = sqrt(ux0 * ux0 + uy0 * uy0)
-    energy = (0.7 * u * u + p.g * ball_height(r, sqrt(ox * ox + oy * oy))
-              - (ax * sx + ay * sy) - p.g * p.rolling_resistance * sqrt(s2))
-    kinetic = energy - p.g * ball_height(r, rho)
-    u = r.ux * r.ux + r.uy * r.uy
-    if kinetic <= 0.0 or u == 0.0:
-        r.ux = r.uy = 0.0
+    kinetic = (0.7 * speed0 * speed0 + p.g * (z0 - r.z) - (ax * sx + ay * sy)
+               - p.g * p.rolling_resistance * speed * dt)
+    if kinetic <= 0.0 or speed == 0.0:
+        r.ux = r.uy = r.speed = 0.0
     else:
-        k = sqrt(kinetic / (0.7 * u))
+        r.speed = sqrt(kinetic / 0.7)
+        k = r.speed / speed
         r.ux *= k
         r.uy *= k
     if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
         # It rocked over the centre onto the far side of the rim: an
         # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
         settle_rider(b, p.mass, r.switch_keep)
-        u = sqrt(r.ux * r.ux + r.uy * r.uy)
-        if u < SETTLE_SPEED:
+        if r.speed < SETTLE_SPEED:
             settle_rider(b, p.mass, 0.0)
             r.state = SEATED
             r.dx = r.dy = 0.0
+            refresh_rider(r)
 
 
 cdef void move_all(Sim* s, double dt) noexcept nogil:
     cdef int i
     cdef Body saved
-    cdef double ax, ay, a, cap
+    cdef double ax, ay, a
     for i in range(2):
         b = &s.b[i]
         if not b.active:
@@ -429,8 +435,7 @@ cdef void move_all(Sim* s, double dt) noexcept nogil:
         ax = (b.vx - saved.vx) / dt
         ay = (b.vy - saved.vy) / dt
         a = sqrt(ax * ax + ay * ay)
-        cap = s.p.g * tan_lip(&b.rider)
-        if a > cap:
+        if a > b.rider.hold:
             # The wall cannot hold the ball: redo the step with it rolling,
             # leaning against the acceleration.
             b[0] = saved
@@ -613,10 +618,10 @@ cdef void jolt_rider(Rider* r, double dvx, double dvy) noexcept nogil:
         r.dx = r.dy = r.ux = r.uy = 0.0
     r.ux -= ROLL * dvx
     r.uy -= ROLL * dvy
-    cdef double u = sqrt(r.ux * r.ux + r.uy * r.uy)
-    if u > 0.0 and r.dx == 0.0 and r.dy == 0.0:
-        r.lean_x = r.ux / u
-        r.lean_y = r.uy / u
+    refresh_rider(r)
+    if r.speed > 0.0 and r.rho == 0.0:
+        r.lean_x = r.ux / r.speed
+        r.lean_y = r.uy / r.speed
 
 
 cdef bint collide(Sim* s, Contact* c) noexcept nogil:
@@ -874,6 +879,8 @@ cdef class World:
         r.switch_keep = (2.0 + 5.0 * (1.0 - 2.0 * sin_lip * sin_lip)) / 7.0
         r.state = SEATED if mass > 0.0 else FALLEN
         r.dx = r.dy = r.ux = r.uy = r.lean_x = r.lean_y = 0.0
+        refresh_rider(r)
+        r.hold = self.sim.p.g * lip_slope(r, 0.0) if mass > 0.0 else 0.0
 
     def reset(self) -> None:
         """Steeds back to their starting places, at rest, riders seated."""
@@ -908,9 +915,9 @@ cdef class World:
         r.state = state
         r.dx, r.dy, r.ux, r.uy = dx, dy, ux, uy
         r.lean_x = r.lean_y = 0.0
-        cdef double u = sqrt(ux * ux + uy * uy)
-        if u > 0.0:
-            r.lean_x, r.lean_y = ux / u, uy / u
+        refresh_rider(r)
+        if r.speed > 0.0 and r.rho == 0.0:
+            r.lean_x, r.lean_y = ux / r.speed, uy / r.speed
 
     def rider(self, int i) -> tuple:
         """(state, dx, dy, ux, uy): 0 seated, 1 rolling, 2 fallen; the ball's
