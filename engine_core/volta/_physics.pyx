@@ -109,6 +109,8 @@ cdef struct Sim:
     double time
     long steps
     int in_contact
+    double depth       # the steeds' overlap (negative: apart) at the end of
+    int depth_known    # the last step, while nothing moved them since
 
 
 cdef struct Contact:
@@ -648,6 +650,7 @@ cdef bint collide(Sim* s, Contact* c) noexcept nogil:
 
 cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
     if not (s.b[0].active and s.b[1].active):
+        c.depth = -1.0
         return 0
     cdef double dx = s.b[1].x - s.b[0].x, dy = s.b[1].y - s.b[0].y
     cdef double reach = 2.0 * sqrt(2.0) * s.p.half_side
@@ -681,10 +684,22 @@ cdef double step(Sim* s) noexcept nogil:
     cdef Sim start
     cdef Contact c
     cdef int rounds
+    if not near(s):
+        # Too far apart to touch within the step: no contact work at all.
+        move_all(s, dt)
+        s.in_contact = 0
+        s.depth_known = 0
+        finish_step(s)
+        return hit_time
     for rounds in range(4):
+        if s.depth_known:
+            c.depth = s.depth
+        else:
+            overlapping(s, &c)
+        s.depth_known = 0
         memcpy(&start, s, sizeof(Sim))
         floor = TOUCH
-        if overlapping(&start, &c) and c.depth > 0.0:
+        if c.depth > 0.0:
             floor = c.depth + TOUCH
         f_lo = c.depth - floor
         move_all(s, left)
@@ -722,15 +737,37 @@ cdef double step(Sim* s) noexcept nogil:
         s.in_contact = 1
         if rounds == 3 or left <= 0.0:
             break
-    if s.in_contact and not overlapping(s, &c) and c.depth < -CONTACT_GAP:
+    overlapping(s, &c)
+    if s.in_contact and c.depth < -CONTACT_GAP:
         s.in_contact = 0
-    s.steps += 1
+    s.depth = c.depth
+    s.depth_known = 1
+    finish_step(s)
+    return hit_time
+
+
+cdef inline bint near(Sim* s) noexcept nogil:
+    """Whether the steeds' bounding circles could meet within this step (the
+    margin covers their speeds plus what a flick can add in one step)."""
+    cdef Body* a = &s.b[0]
+    cdef Body* b = &s.b[1]
+    if not (a.active and b.active):
+        return 0
+    cdef double dx = b.x - a.x, dy = b.y - a.y
+    cdef double reach = 2.0 * sqrt(2.0) * s.p.half_side + 1e-3 + s.p.dt * (
+        fabs(a.vx) + fabs(a.vy) + fabs(b.vx) + fabs(b.vy))
+    return dx * dx + dy * dy <= reach * reach
+
+
+cdef inline void finish_step(Sim* s) noexcept nogil:
+    """Counts the step; a steed whose centre left the disk falls."""
     cdef int i
+    s.steps += 1
     for i in range(2):
         if s.b[i].active and (s.b[i].x * s.b[i].x + s.b[i].y * s.b[i].y
                               > s.p.arena_radius * s.p.arena_radius):
             s.b[i].active = 0
-    return hit_time
+            s.depth_known = 0
 
 
 cdef bint at_rest(Sim* s) noexcept nogil:
@@ -897,6 +934,7 @@ cdef class World:
                   double omega=0.0, bint on_arena=True) -> None:
         cdef Body* b = &self.sim.b[i]
         b.x, b.y, b.angle, b.vx, b.vy, b.omega = x, y, angle, vx, vy, omega
+        self.sim.depth_known = 0
         b.cos_a = cos(angle)
         b.sin_a = sin(angle)
         b.active = on_arena
@@ -1015,6 +1053,12 @@ cdef class World:
             r = &b.rider
             out += [b.x, b.y, b.angle, b.vx, b.vy, b.omega, b.active, r.state, r.dx, r.dy,
                     r.ux, r.uy, r.lean_x, r.lean_y]
+        for i in range(2):
+            b = &s.b[i]
+            r = &b.rider
+            out += [b.cos_a, b.sin_a, r.rho, r.z, r.speed]
+        out += [s.depth, s.depth_known, s.push.jx, s.push.jy, s.push.cx, s.push.cy,
+                s.push.end, s.push.cos_now]
         return tuple(out)
 
     # --- conserved quantities (steeds plus riders as point masses) -------
