@@ -195,7 +195,7 @@ cdef inline void friction_lookup(double theta, double t, double* par, double* pe
                  + w10 * FR_TORQUE[it + 1][ia] + w11 * FR_TORQUE[it + 1][ia + 1])
 
 
-cdef void friction_force(double c, double s, double vx, double vy, double omega, double half_side,
+cdef inline void friction_force(double c, double s, double vx, double vy, double omega, double half_side,
                          double* fx, double* fy, double* tz) noexcept nogil:
     """Friction per unit (mu * load * g): force (fx, fy) in the world frame and
     torque tz per unit (mu * load * g * half side), for a body turned by the
@@ -356,12 +356,18 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     b.omega = w1
     if r.state == ROLLING:
         inv_m = 1.0 / dt
-        move_rider(b, p, (vx1 - vx0) * inv_m, (vy1 - vy0) * inv_m, wx, wy, dt)
+        # the external forces (push, friction) over the pair's whole mass:
+        # the pseudo force they put on the ball's motion relative to its steed
+        tstop = 1.0 / ((p.mass + r.mass) * dt)
+        move_rider(b, p, (vx1 - vx0) * inv_m, (vy1 - vy0) * inv_m, wx, wy,
+                   (m_lin * (vx1 - vx0) - ROLL * r.mass * wx * dt) * tstop,
+                   (m_lin * (vy1 - vy0) - ROLL * r.mass * wy * dt) * tstop, dt)
 
 
 cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept nogil:
-    """The ball knocks on the rim: its relative velocity drops to ``keep`` of
-    itself and the steed takes up the difference in momentum."""
+    """Scales the ball's relative velocity by ``keep`` through a force between
+    ball and steed: the steed takes up the difference in momentum. (A knock
+    on the rim, or the energy balance of a rolling step.)"""
     cdef Rider* r = &b.rider
     cdef double dux = (keep - 1.0) * r.ux, duy = (keep - 1.0) * r.uy
     cdef double share = r.mass / (steed_mass + r.mass)
@@ -372,9 +378,10 @@ cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept 
     b.vy -= share * duy
 
 
-cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double wy,
-                     double dt) noexcept nogil:
-    """The ball rolling in the dent while the steed accelerates at (ax, ay)."""
+cdef inline void move_rider(Body* b, Params* p, double ax, double ay, double wx, double wy,
+                            double ex, double ey, double dt) noexcept nogil:
+    """The ball rolling in the dent while the steed accelerates at (ax, ay);
+    (ex, ey) is the external force on the pair over its total mass."""
     cdef Rider* r = &b.rider
     cdef double ox = r.dx, oy = r.dy, z0 = r.z, speed0 = r.speed
     r.ux -= ROLL * (ax + wx) * dt
@@ -394,19 +401,22 @@ cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double
         r.lean_x = r.dx * k
         r.lean_y = r.dy * k
     # The step takes its direction from the update above and its speed from
-    # the energy balance: (7/10) u^2 + g z changes by the work of the pseudo
-    # force and of rolling resistance. A force held fixed over the step would
-    # gain energy near the bottom of the dent, where the wall's push turns
-    # around within the step.
-    kinetic = (0.7 * speed0 * speed0 + p.g * (z0 - r.z) - (ax * sx + ay * sy)
+    # the energy balance of the relative motion (a force held fixed over the
+    # step would gain energy near the bottom of the dent, where the wall's
+    # push turns around within the step). Per unit ball mass that energy is
+    # c u^2 + g z, c = (1/2) m_steed / (m_steed + m_ball) + 1/5 (the reduced
+    # mass and the ball's spin), and it changes by the work of the external
+    # forces' pseudo force and of rolling resistance. The speed is set by an
+    # impulse between ball and steed, which keeps momentum.
+    cdef double c = 0.5 * p.mass / (p.mass + r.mass) + 0.2
+    cdef double start = c * speed0 * speed0
+    kinetic = (start + p.g * (z0 - r.z) - (ex * sx + ey * sy)
                - p.g * p.rolling_resistance * speed * dt)
+    r.speed = speed
     if kinetic <= 0.0 or speed == 0.0:
-        r.ux = r.uy = r.speed = 0.0
+        settle_rider(b, p.mass, 0.0)
     else:
-        r.speed = sqrt(kinetic / 0.7)
-        k = r.speed / speed
-        r.ux *= k
-        r.uy *= k
+        settle_rider(b, p.mass, sqrt(kinetic / c) / speed)
     if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
         # It rocked over the centre onto the far side of the rim: an
         # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
@@ -421,7 +431,7 @@ cdef void move_rider(Body* b, Params* p, double ax, double ay, double wx, double
 cdef void move_all(Sim* s, double dt) noexcept nogil:
     cdef int i
     cdef Body saved
-    cdef double ax, ay, a
+    cdef double ax, ay, a, pulse
     for i in range(2):
         b = &s.b[i]
         if not b.active:
@@ -433,14 +443,17 @@ cdef void move_all(Sim* s, double dt) noexcept nogil:
             move_body(s, i, dt, 0, 0.0, 0.0)
             continue
         saved = b[0]
+        pulse = s.push.cos_now
         move_body(s, i, dt, 0, 0.0, 0.0)
-        ax = (b.vx - saved.vx) / dt
-        ay = (b.vy - saved.vy) / dt
-        a = sqrt(ax * ax + ay * ay)
-        if a > b.rider.hold:
+        ax = b.vx - saved.vx
+        ay = b.vy - saved.vy
+        a = ax * ax + ay * ay
+        if a > b.rider.hold * b.rider.hold * dt * dt:
             # The wall cannot hold the ball: redo the step with it rolling,
             # leaning against the acceleration.
             b[0] = saved
+            s.push.cos_now = pulse
+            a = sqrt(a)
             move_body(s, i, dt, 1, -ax / a, -ay / a)
     s.time += dt
 

@@ -124,3 +124,34 @@ def test_a_flick_does_not_depend_on_the_clock() -> None:
     assert played.steed(0) == fresh.steed(0)
     assert played.steed(1) == fresh.steed(1)
     assert played.rider(0) == fresh.rider(0)
+
+
+@pytest.mark.parametrize(
+    ("impulse", "rider_mass"),
+    [
+        (0.004, 0.0),
+        (0.02, 0.0),
+        (0.1, 0.0),
+        (0.004, DEFAULT_PHYSICS.rider_mass),  # the marble stays seated
+        (0.02, DEFAULT_PHYSICS.rider_mass),  # it rolls in its dent, and stays
+    ],
+)
+def test_the_push_delivers_exactly_its_impulse(impulse: float, rider_mass: float) -> None:
+    """On a frictionless arena the momentum of steed and marble after the
+    push is the flick's impulse, in the flick's direction."""
+    frictionless = dataclasses.replace(DEFAULT_PHYSICS, ground_friction=0.0, arena_radius=5.0)
+    w = world(frictionless, (rider_mass, rider_mass))
+    w.set_steed(1, 0.0, 3.0, 0.0, on_arena=False)
+    w.set_steed(0, 0.0, 0.0, 0.3)
+    side, offset, angle = 1, 0.0, 0.4
+    w.start_flick(0, side, offset, angle, impulse)
+    for _ in range(round(DEFAULT_PHYSICS.flick_duration / DEFAULT_PHYSICS.time_step) + 1):
+        w.step()
+    # the inward normal of side 1 is -y in the body frame, turned by the angle
+    # and by the steed's own 0.3 rad
+    direction = -math.pi / 2 + angle + 0.3
+    if rider_mass:
+        assert w.rider(0)[0] != 2
+    px, py = w.momentum()
+    assert px == pytest.approx(impulse * math.cos(direction), rel=1e-9, abs=1e-15)
+    assert py == pytest.approx(impulse * math.sin(direction), rel=1e-9, abs=1e-15)
