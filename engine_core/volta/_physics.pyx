@@ -54,6 +54,9 @@ cdef double CONTACT_GAP = 1e-4
 cdef double SLOP = 1e-6
 # Overlap that counts as a new contact: far below any motion in one step.
 cdef double TOUCH = 1e-9
+# Speed (m/s) a steed's points can gain within one step on top of their
+# speed at its start: a maximal push gives ~0.1 m/s per step, a marble less.
+cdef double STEP_SLACK = 1.0
 # A contact is resolved once found within this much overlap (metres).
 cdef double TOI_TOLERANCE = 1e-7
 # A rider rocking slower than this when it crosses the dent's centre settles.
@@ -78,6 +81,9 @@ cdef struct Rider:
     double lean_x, lean_y  # direction it is leaning (from the centre, if off it)
     double rho, z, speed   # |d|, the ball centre's height at rho, |u|: kept current
     double hold            # g tan(lip angle): the most the seated ball can follow
+    # constants of the pair, worked out once: the ball's share of the pair's
+    # mass, the relative-motion energy factor and inverse masses
+    double share, energy_factor, inv_energy_factor, inv_pair_mass, inv_mass_rolling
 
 
 cdef struct Body:
@@ -96,7 +102,7 @@ cdef struct Push:
 
 
 cdef struct Params:
-    double g, arena_radius, half_side, mass, inertia, inv_inertia
+    double g, arena_radius, half_side, mass, inertia, inv_inertia, inv_mass, inv_dt
     double mu, restitution, mu_contact, rolling_resistance
     double duration, dt, time_cap
     int steps_per_frame
@@ -209,8 +215,9 @@ cdef inline void friction_force(double c, double s, double vx, double vy, double
     if total == 0.0:
         return
     if spin == 0.0:             # pure translation: exactly against the motion
-        fx[0] = -vx / speed
-        fy[0] = -vy / speed
+        speed = -1.0 / speed
+        fx[0] = vx * speed
+        fy[0] = vy * speed
         return
     cdef double par, perp, torque
     cdef double bx = c * vx + s * vy, by = -s * vx + c * vy
@@ -305,17 +312,19 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
         r.lean_x = lean_x
         r.lean_y = lean_y
     cdef double load = p.mass, m_lin = p.mass, wx = 0.0, wy = 0.0
+    cdef double inv_m = p.inv_mass
     if r.state != FALLEN:
         load += r.mass
     if r.state == SEATED:
         m_lin += r.mass
+        inv_m = r.inv_pair_mass
     elif r.state == ROLLING:
         m_lin += (1.0 - ROLL) * r.mass
+        inv_m = r.inv_mass_rolling
         rider_pull(r, p.g, p.rolling_resistance, &wx, &wy)
         px += ROLL * r.mass * wx * dt
         py += ROLL * r.mass * wy * dt
     # velocities before friction
-    cdef double inv_m = 1.0 / m_lin
     cdef double vx = vx0 + px * inv_m, vy = vy0 + py * inv_m, w = w0 + lz * p.inv_inertia
     cdef double fx, fy, tz
     friction_force(b.cos_a, b.sin_a, vx, vy, w, p.half_side, &fx, &fy, &tz)
@@ -358,7 +367,7 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
         inv_m = 1.0 / dt
         # the external forces (push, friction) over the pair's whole mass:
         # the pseudo force they put on the ball's motion relative to its steed
-        tstop = 1.0 / ((p.mass + r.mass) * dt)
+        tstop = r.inv_pair_mass * inv_m
         move_rider(b, p, (vx1 - vx0) * inv_m, (vy1 - vy0) * inv_m, wx, wy,
                    (m_lin * (vx1 - vx0) - ROLL * r.mass * wx * dt) * tstop,
                    (m_lin * (vy1 - vy0) - ROLL * r.mass * wy * dt) * tstop, dt)
@@ -370,7 +379,7 @@ cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept 
     on the rim, or the energy balance of a rolling step.)"""
     cdef Rider* r = &b.rider
     cdef double dux = (keep - 1.0) * r.ux, duy = (keep - 1.0) * r.uy
-    cdef double share = r.mass / (steed_mass + r.mass)
+    cdef double share = r.share
     r.ux += dux
     r.uy += duy
     r.speed *= keep
@@ -408,7 +417,7 @@ cdef inline void move_rider(Body* b, Params* p, double ax, double ay, double wx,
     # mass and the ball's spin), and it changes by the work of the external
     # forces' pseudo force and of rolling resistance. The speed is set by an
     # impulse between ball and steed, which keeps momentum.
-    cdef double c = 0.5 * p.mass / (p.mass + r.mass) + 0.2
+    cdef double c = r.energy_factor
     cdef double start = c * speed0 * speed0
     kinetic = (start + p.g * (z0 - r.z) - (ex * sx + ey * sy)
                - p.g * p.rolling_resistance * speed * dt)
@@ -416,7 +425,7 @@ cdef inline void move_rider(Body* b, Params* p, double ax, double ay, double wx,
     if kinetic <= 0.0 or speed == 0.0:
         settle_rider(b, p.mass, 0.0)
     else:
-        settle_rider(b, p.mass, sqrt(kinetic / c) / speed)
+        settle_rider(b, p.mass, sqrt(kinetic * r.inv_energy_factor) / speed)
     if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
         # It rocked over the centre onto the far side of the rim: an
         # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
@@ -662,13 +671,16 @@ cdef bint collide(Sim* s, Contact* c) noexcept nogil:
 
 
 cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
+    """Whether the steeds overlap; c.depth is always set: the overlap, or
+    minus a lower bound on the distance between them."""
     if not (s.b[0].active and s.b[1].active):
-        c.depth = -1.0
+        c.depth = -1e300
         return 0
     cdef double dx = s.b[1].x - s.b[0].x, dy = s.b[1].y - s.b[0].y
     cdef double reach = 2.0 * sqrt(2.0) * s.p.half_side
     if dx * dx + dy * dy > reach * reach:
-        c.depth = -1.0
+        # the gap between the squares' circumscribed circles
+        c.depth = reach - sqrt(dx * dx + dy * dy)
         return 0
     return box_contact(s.p.half_side, s.b[0].x, s.b[0].y, s.b[0].cos_a, s.b[0].sin_a,
                        s.b[1].x, s.b[1].y, s.b[1].cos_a, s.b[1].sin_a, c)
@@ -692,7 +704,7 @@ cdef double step(Sim* s) noexcept nogil:
     hair left by the previous contact), the impulse is applied there and the
     rest of the step is integrated, up to a few contacts per step."""
     cdef double dt = s.p.dt, left = dt, lo, hi, mid, floor, hit_time = -1.0
-    cdef double f_lo, f_hi, f_mid
+    cdef double f_lo, f_hi, f_mid, reach
     cdef int side
     cdef Sim start
     cdef Contact c
@@ -702,6 +714,16 @@ cdef double step(Sim* s) noexcept nogil:
         move_all(s, dt)
         s.in_contact = 0
         s.depth_known = 0
+        finish_step(s)
+        return hit_time
+    reach = reach_in_step(s)
+    if s.depth_known and s.depth < -reach:
+        # Apart by more than any point can move in this step: the overlap
+        # stays below the known bound plus that reach.
+        move_all(s, dt)
+        s.depth += reach
+        if s.depth < -CONTACT_GAP:
+            s.in_contact = 0
         finish_step(s)
         return hit_time
     for rounds in range(4):
@@ -770,6 +792,17 @@ cdef inline bint near(Sim* s) noexcept nogil:
     cdef double reach = 2.0 * sqrt(2.0) * s.p.half_side + 1e-3 + s.p.dt * (
         fabs(a.vx) + fabs(a.vy) + fabs(b.vx) + fabs(b.vy))
     return dx * dx + dy * dy <= reach * reach
+
+
+cdef inline double reach_in_step(Sim* s) noexcept nogil:
+    """How far any point of either steed can move in one step (with room for
+    what a push or the marbles can add within it)."""
+    cdef double arm = sqrt(2.0) * s.p.half_side, total = 0.0
+    cdef int i
+    for i in range(2):
+        total += (fabs(s.b[i].vx) + fabs(s.b[i].vy) + fabs(s.b[i].omega) * arm
+                  + STEP_SLACK)
+    return total * s.p.dt
 
 
 cdef inline void finish_step(Sim* s) noexcept nogil:
@@ -898,12 +931,14 @@ cdef class World:
         p.mass = physics.steed_mass
         p.inertia = physics.steed_mass * physics.steed_side ** 2 / 6.0
         p.inv_inertia = 1.0 / p.inertia
+        p.inv_mass = 1.0 / p.mass
         p.mu = physics.ground_friction
         p.restitution = physics.restitution
         p.mu_contact = physics.contact_friction
         p.rolling_resistance = physics.rolling_resistance
         p.duration = physics.flick_duration
         p.dt = physics.time_step
+        p.inv_dt = 1.0 / p.dt
         p.time_cap = physics.time_cap
         p.steps_per_frame = max(1, int(round(1.0 / (physics.frame_rate * physics.time_step))))
         self.start_offset = physics.start_offset
@@ -931,6 +966,12 @@ cdef class World:
         r.dx = r.dy = r.ux = r.uy = r.lean_x = r.lean_y = 0.0
         refresh_rider(r)
         r.hold = self.sim.p.g * lip_slope(r, 0.0) if mass > 0.0 else 0.0
+        cdef double steed = self.sim.p.mass
+        r.share = mass / (steed + mass)
+        r.energy_factor = 0.5 * steed / (steed + mass) + 0.2
+        r.inv_energy_factor = 1.0 / r.energy_factor
+        r.inv_pair_mass = 1.0 / (steed + mass)
+        r.inv_mass_rolling = 1.0 / (steed + (1.0 - ROLL) * mass)
 
     def reset(self) -> None:
         """Steeds back to their starting places, at rest, riders seated."""
