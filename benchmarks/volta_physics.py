@@ -1,8 +1,12 @@
 """Flick resolutions per second: the Volta Cython core against pymunk, same run.
 
-A resolution is one flick simulated until everything is at rest. Two scenes:
-- lone: steed 0 is flicked from its start and slides to rest (no contact);
-- collision: steed 0 is flicked into steed 1 from 3 mm away.
+A resolution is one flick simulated until everything is at rest. Scenes (the
+same 0.02 N s flick through the centre of steed 0's back, which keeps its
+marble when it slides alone):
+- lone: steed 0 slides from its start to rest (no contact);
+- push-through: steed 1 waits 3 mm ahead, so steed 0 hits it while the finger
+  is still pushing and pushes it along through the contact;
+- coasting hit: steed 1 waits 10 mm ahead, so steed 0 hits it after the push.
 
 Contenders:
 - core: ``World.start_flick`` + ``World.run()`` (the whole loop in C);
@@ -36,7 +40,8 @@ from engine_core.volta import DEFAULT_PHYSICS as P
 from engine_core.volta import World
 
 IMPULSE = 0.02  # N s: a flick that keeps the rider
-GAP = 0.003  # m between the steeds in the collision scene
+GAPS = {"push-through": 0.003, "coasting hit": 0.010}  # m from steed 0 to steed 1
+SCENES = ("lone", *GAPS)
 LEVER_ARM = P.steed_side * (math.sqrt(2) + math.log(1 + math.sqrt(2))) / 6
 REST_SPEED, REST_SPIN = 1e-3, 1e-2
 
@@ -44,7 +49,7 @@ REST_SPEED, REST_SPIN = 1e-3, 1e-2
 def place(scene: str) -> tuple[tuple[float, float], tuple[float, float]]:
     if scene == "lone":
         return (-P.start_offset, 0.0), (P.start_offset, 0.0)
-    return (-P.steed_side - GAP, 0.0), (0.0, 0.0)
+    return (-P.steed_side - GAPS[scene], 0.0), (0.0, 0.0)
 
 
 def core_contender(scene: str) -> Callable[[int], float]:
@@ -145,7 +150,7 @@ def main() -> None:
     except ImportError:
         print("pymunk is not installed (pip install -e '.[bench]'): core only")
         pymunk = None
-    for scene in ("lone", "collision"):
+    for scene in SCENES:
         contenders = {"core": core_contender(scene)}
         if pymunk is not None:
             contenders["pymunk"] = pymunk_contender(scene)
