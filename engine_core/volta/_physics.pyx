@@ -2,7 +2,7 @@
 
 Everything that runs per time step lives in C structs and ``nogil`` functions:
 a ``Sim`` holds the constants, both bodies and the finger push, so that a
-trial step is a plain struct copy (used to bisect for the time of impact).
+trial step is a plain struct copy (used to search for the time of impact).
 ``World`` is the Python face: it sets bodies up, starts flicks, runs to rest
 and hands back frames and events. RULES.md explains every model and constant;
 ``engine_core.volta.reference`` re-implements the key pieces in plain Python
@@ -17,7 +17,7 @@ One step of ``dt``, for each body on the arena:
 4. the rider: seated while the steed's acceleration stays under g*tan(lip
    angle), else it rolls in the dent and falls when it passes the rim;
 5. position update (trapezoid; the exact partial step when friction stops it).
-Then, if the steeds overlap, the step is bisected for the time of impact, a
+Then, if the steeds overlap, the step is searched for the time of impact, a
 single contact impulse (restitution, Coulomb friction) is applied there, and
 the rest of the step is integrated. A steed whose centre leaves the disk falls.
 """
