@@ -107,12 +107,12 @@ def pymunk_contender(scene: str) -> Callable[[int], float]:
             space.step(dt)
             t += dt
             moving = t < duration
-            for i, (body, *parts) in enumerate(bodies):
+            for i, (body, shape, pivot, gear) in enumerate(bodies):
                 if not on[i]:
                     continue
                 if body.position.length > P.arena_radius:
                     on[i] = False
-                    space.remove(body, *parts)
+                    space.remove(body, shape, pivot, gear)
                     continue
                 if body.velocity.length > REST_SPEED or abs(body.angular_velocity) > REST_SPIN:
                     moving = True
@@ -146,13 +146,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     try:
-        import pymunk
+        import pymunk  # noqa: F401
     except ImportError:
         print("pymunk is not installed (pip install -e '.[bench]'): core only")
-        pymunk = None
+        have_pymunk = False
+    else:
+        have_pymunk = True
     for scene in SCENES:
         contenders = {"core": core_contender(scene)}
-        if pymunk is not None:
+        if have_pymunk:
             contenders["pymunk"] = pymunk_contender(scene)
         travelled = {name: run(1) for name, run in contenders.items()}
         rates: dict[str, list[float]] = {name: [] for name in contenders}
