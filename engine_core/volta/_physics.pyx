@@ -102,7 +102,7 @@ cdef struct Push:
 
 
 cdef struct Params:
-    double g, arena_radius, half_side, mass, inertia, inv_inertia, inv_mass, inv_dt
+    double g, arena_radius, half_side, mass, inertia, inv_inertia, inv_mass
     double mu, restitution, mu_contact, rolling_resistance
     double duration, dt, time_cap
     int steps_per_frame
@@ -286,17 +286,18 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     cdef Body* b = &s.b[i]
     cdef Rider* r = &b.rider
     cdef double vx0 = b.vx, vy0 = b.vy, w0 = b.omega
-    cdef double px = 0.0, py = 0.0, lz = 0.0, t0, t1, share, c, sn, rx, ry
+    cdef double px = 0.0, py = 0.0, lz = 0.0, t1, cos_end, share, c, sn, rx, ry
     cdef bint pushed = 0
     if s.push.body == i and s.time < s.push.end:
-        # The push is F = (pi J / 2T) sin(pi t / T) over 0 <= t <= T; its
-        # impulse over the step is J/2 (cos(pi t0/T) - cos(pi t1/T)).
+        # The push is F = (pi J / 2T) sin(pi t / T) over 0 <= t <= T (t from
+        # the push's start); its impulse from t0 to t1 is
+        # J/2 (cos(pi t0/T) - cos(pi t1/T)), and cos(pi t0/T) is kept.
         t1 = s.time + dt
         if t1 > s.push.end:
             t1 = s.push.end
-        t0 = cos(M_PI * (1.0 - (s.push.end - t1) / p.duration))
-        share = 0.5 * (s.push.cos_now - t0)
-        s.push.cos_now = t0
+        cos_end = cos(M_PI * (1.0 - (s.push.end - t1) / p.duration))
+        share = 0.5 * (s.push.cos_now - cos_end)
+        s.push.cos_now = cos_end
         px = share * s.push.jx
         py = share * s.push.jy
         c = b.cos_a
@@ -332,7 +333,7 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     cdef double dvx = lin * fx, dvy = lin * fy
     cdef double dw = p.mu * load * p.g * p.half_side * dt * p.inv_inertia * tz
     cdef double speed2 = vx * vx + vy * vy, dv2 = dvx * dvx + dvy * dvy
-    cdef double vx1, vy1, w1, tstop
+    cdef double vx1, vy1, w1, tstop, external
     cdef bint coasting = not pushed and r.state != ROLLING
     if dv2 >= speed2:
         vx1 = vy1 = 0.0
@@ -364,13 +365,13 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     b.vy = vy1
     b.omega = w1
     if r.state == ROLLING:
-        inv_m = 1.0 / dt
         # the external forces (push, friction) over the pair's whole mass:
         # the pseudo force they put on the ball's motion relative to its steed
-        tstop = r.inv_pair_mass * inv_m
-        move_rider(b, p, (vx1 - vx0) * inv_m, (vy1 - vy0) * inv_m, wx, wy,
-                   (m_lin * (vx1 - vx0) - ROLL * r.mass * wx * dt) * tstop,
-                   (m_lin * (vy1 - vy0) - ROLL * r.mass * wy * dt) * tstop, dt)
+        tstop = 1.0 / dt  # (dt may be part of a step)
+        external = r.inv_pair_mass * tstop
+        move_rider(b, p, (vx1 - vx0) * tstop, (vy1 - vy0) * tstop, wx, wy,
+                   (m_lin * (vx1 - vx0) - ROLL * r.mass * wx * dt) * external,
+                   (m_lin * (vy1 - vy0) - ROLL * r.mass * wy * dt) * external, dt)
 
 
 cdef inline void settle_rider(Body* b, double steed_mass, double keep) noexcept nogil:
@@ -938,7 +939,6 @@ cdef class World:
         p.rolling_resistance = physics.rolling_resistance
         p.duration = physics.flick_duration
         p.dt = physics.time_step
-        p.inv_dt = 1.0 / p.dt
         p.time_cap = physics.time_cap
         p.steps_per_frame = max(1, int(round(1.0 / (physics.frame_rate * physics.time_step))))
         self.start_offset = physics.start_offset
