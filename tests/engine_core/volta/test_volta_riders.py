@@ -132,3 +132,23 @@ def test_recorded_frames_follow_the_rider() -> None:
     assert riders[-1] == "fallen"
     assert state.scores == [0, 0]
     assert state.history() == []
+
+
+def test_frames_keep_each_marble_within_its_dent_until_it_falls() -> None:
+    state = new_state(dents=("small", "large"))
+    state.world.set_steed(0, -DEFAULT_PHYSICS.steed_side - 0.004, 0.01, 0.2)
+    state.world.set_steed(1, 0.0, 0.0, -0.3)
+    result = state.simulate(Flick(2, 0.3, -0.2, 0.03), record=True)
+    rims = (DEFAULT_PHYSICS.small_dent.rim_radius, DEFAULT_PHYSICS.large_dent.rim_radius)
+    fallen = [False, False]
+    for frame in result.frames:
+        for seat, pose in enumerate(frame.steeds):
+            offset = math.hypot(pose.rider_x - pose.x, pose.rider_y - pose.y)
+            if pose.rider == "fallen":
+                fallen[seat] = True
+            else:
+                assert not fallen[seat]  # nobody climbs back on
+                assert offset < rims[seat]
+                if pose.rider == "seated":
+                    assert offset == 0.0
+    assert [e.kind for e in result.events].count("collision") >= 1
