@@ -20,7 +20,7 @@ from engine_core.api import (
 
 # Importing a game package registers its games.
 from engine_core import rolit  # noqa: E402  isort: skip
-from engine_core import volta  # noqa: E402  isort: skip
+from engine_core import volta  # isort: skip
 
 __all__ = [
     "CHANCE",
