@@ -197,3 +197,55 @@ def spin_to_rest(
     inertia_per_mass = side * side / 6
     decel = mu * gravity * load_ratio * arm / inertia_per_mass
     return omega * omega / (2 * decel), abs(omega) / decel
+
+
+# --- one steed sliding and spinning to rest -------------------------------
+
+
+@dataclass(frozen=True)
+class Slide:
+    """A lone steed's Coulomb step, as the core does it: the friction impulse
+    of a step may stop the motion but never reverse it; positions advance by
+    the trapezoid rule, and by the exact constant-deceleration distance in
+    the step that stops them."""
+
+    mu: float
+    gravity: float
+    half_side: float
+    mass: float
+    load: float  # what presses on the ground (steed plus a seated marble)
+    dt: float
+    grid: int = 24
+
+    @property
+    def inertia(self) -> float:
+        side = 2 * self.half_side
+        return self.mass * side * side / 6
+
+    def step(self, pose: tuple[float, ...]) -> tuple[float, ...]:
+        x, y, angle, vx, vy, omega = pose
+        fx, fy, torque = square_friction(angle, (vx, vy), omega, self.half_side, self.grid)
+        pull = self.mu * self.load * self.gravity * self.dt
+        dvx, dvy = pull * fx / self.mass, pull * fy / self.mass
+        dw = pull * self.half_side * torque / self.inertia
+        speed2, dv2 = vx * vx + vy * vy, dvx * dvx + dvy * dvy
+        if dv2 >= speed2:
+            stop = self.dt * math.sqrt(speed2 / dv2) if dv2 > 0 else 0.0
+            x, y, nvx, nvy = x + 0.5 * vx * stop, y + 0.5 * vy * stop, 0.0, 0.0
+        else:
+            nvx, nvy = vx + dvx, vy + dvy
+            x, y = x + 0.5 * (vx + nvx) * self.dt, y + 0.5 * (vy + nvy) * self.dt
+        if dw * dw >= omega * omega:
+            angle += 0.5 * omega * self.dt * (abs(omega / dw) if dw else 0.0)
+            nomega = 0.0
+        else:
+            nomega = omega + dw
+            angle += 0.5 * (omega + nomega) * self.dt
+        return (x, y, angle, nvx, nvy, nomega)
+
+    def to_rest(self, pose: tuple[float, ...], limit: int = 10_000) -> tuple[float, ...]:
+        for _ in range(limit):
+            if pose[3:] == (0.0, 0.0, 0.0):
+                break
+            pose = self.step(pose)
+        return pose
