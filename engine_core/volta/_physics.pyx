@@ -706,6 +706,7 @@ cdef double step(Sim* s) noexcept nogil:
     rest of the step is integrated, up to a few contacts per step."""
     cdef double dt = s.p.dt, left = dt, lo, hi, mid, floor, hit_time = -1.0
     cdef double f_lo, f_hi, f_mid, reach
+    cdef bint fresh = 0
     cdef int side
     cdef Sim start
     cdef Contact c
@@ -740,6 +741,7 @@ cdef double step(Sim* s) noexcept nogil:
         f_lo = c.depth - floor
         move_all(s, left)
         if not (overlapping(s, &c) and c.depth > floor):
+            fresh = 1  # c describes where the step ended
             break
         if rounds < 3:
             # Time of impact: the first t with depth(t) > floor, by the
@@ -773,7 +775,8 @@ cdef double step(Sim* s) noexcept nogil:
         s.in_contact = 1
         if rounds == 3 or left <= 0.0:
             break
-    overlapping(s, &c)
+    if not fresh:
+        overlapping(s, &c)
     if s.in_contact and c.depth < -CONTACT_GAP:
         s.in_contact = 0
     s.depth = c.depth
