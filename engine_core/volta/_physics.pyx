@@ -440,7 +440,7 @@ cdef inline void move_rider(Body* b, Params* p, double ax, double ay, double wx,
 
 cdef void move_all(Sim* s, double dt) noexcept nogil:
     cdef int i
-    cdef Body saved
+    cdef double saved[8]
     cdef double ax, ay, a, pulse
     for i in range(2):
         b = &s.b[i]
@@ -452,16 +452,20 @@ cdef void move_all(Sim* s, double dt) noexcept nogil:
         if b.rider.state != SEATED:
             move_body(s, i, dt, 0, 0.0, 0.0)
             continue
-        saved = b[0]
+        # (a seated rider is not changed by the step: the body's motion is
+        # all there is to restore)
+        saved[0], saved[1], saved[2], saved[3] = b.x, b.y, b.angle, b.vx
+        saved[4], saved[5], saved[6], saved[7] = b.vy, b.omega, b.cos_a, b.sin_a
         pulse = s.push.cos_now
         move_body(s, i, dt, 0, 0.0, 0.0)
-        ax = b.vx - saved.vx
-        ay = b.vy - saved.vy
+        ax = b.vx - saved[3]
+        ay = b.vy - saved[4]
         a = ax * ax + ay * ay
         if a > b.rider.hold * b.rider.hold * dt * dt:
             # The wall cannot hold the ball: redo the step with it rolling,
             # leaning against the acceleration.
-            b[0] = saved
+            b.x, b.y, b.angle, b.vx = saved[0], saved[1], saved[2], saved[3]
+            b.vy, b.omega, b.cos_a, b.sin_a = saved[4], saved[5], saved[6], saved[7]
             s.push.cos_now = pulse
             a = sqrt(a)
             move_body(s, i, dt, 1, -ax / a, -ay / a)
