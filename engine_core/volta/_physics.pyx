@@ -423,10 +423,12 @@ cdef inline void move_rider(Body* b, Params* p, double ax, double ay, double wx,
     kinetic = (start + p.g * (z0 - r.z) - (ex * sx + ey * sy)
                - p.g * p.rolling_resistance * speed * dt)
     r.speed = speed
-    if kinetic <= 0.0 or speed == 0.0:
+    if kinetic <= 0.0:
         settle_rider(b, p.mass, 0.0)
-    else:
+    elif kinetic < 4.0 * c * speed * speed:
         settle_rider(b, p.mass, sqrt(kinetic * r.inv_energy_factor) / speed)
+    # else the ball turned round within the step (the update's speed is far
+    # below the energy's): the update is trusted, and energy only drops.
     if (ox != 0.0 or oy != 0.0) and ox * r.dx + oy * r.dy <= 0.0:
         # It rocked over the centre onto the far side of the rim: an
         # inelastic pivot change that keeps (2 + 5 cos 2phi) / 7 of the speed.
