@@ -152,3 +152,21 @@ def test_frames_keep_each_marble_within_its_dent_until_it_falls() -> None:
                 if pose.rider == "seated":
                     assert offset == 0.0
     assert [e.kind for e in result.events].count("collision") >= 1
+
+
+@pytest.mark.parametrize("impulse", [0.015, 0.02])
+def test_a_rocking_marble_is_never_pinned_in_place(impulse: float) -> None:
+    """While it rolls, a marble with a velocity relative to its steed moves
+    relative to it (a near-zero update rescaled to the energy's speed once
+    pinned it off-centre for the rest of the slide)."""
+    w = world()
+    w.set_steed(1, 0.0, 0.5, 0.0, on_arena=False)
+    w.start_flick(0, 2, 0.0, 0.0, impulse)
+    previous = w.rider(0)
+    while not w.is_at_rest():
+        w.step()
+        state, dx, dy, ux, uy = w.rider(0)
+        if state == ROLLING_STATE and previous[0] == ROLLING_STATE and (ux or uy):
+            assert (dx, dy) != previous[1:3]
+        previous = (state, dx, dy, ux, uy)
+    assert w.rider(0)[0] == SEATED_STATE
