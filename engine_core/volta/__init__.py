@@ -6,7 +6,7 @@
 0
 """
 
-from engine_core.volta._physics import World
+from engine_core.volta._world import World
 from engine_core.volta.flick import ActionSpace, Flick, action_space
 from engine_core.volta.params import DEFAULT_PHYSICS, LARGE, SMALL, Dent, Physics
 from engine_core.volta.rules import VoltaGame, VoltaState

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from engine_core.volta._physics import FALLEN_STATE, ROLLING_STATE, World
+from engine_core.volta._physics import FALLEN_STATE, ROLLING_STATE
+from engine_core.volta._world import World
 
 COLUMNS = 49  # two characters per row of height: terminal cells are tall
 ROWS = 25

@@ -8,7 +8,8 @@ from typing import Any
 
 from engine_core.api import TERMINAL, IllegalAction, register_game, returns_for_winners
 from engine_core.volta import flick as flicks
-from engine_core.volta._physics import FALLEN_STATE, ROLLING_STATE, SEATED_STATE, World
+from engine_core.volta._physics import FALLEN_STATE, ROLLING_STATE, SEATED_STATE
+from engine_core.volta._world import World
 from engine_core.volta.drawing import draw_arena
 from engine_core.volta.flick import ActionSpace, Flick
 from engine_core.volta.params import DEFAULT_PHYSICS, DENT_SIZES, LARGE, Physics
