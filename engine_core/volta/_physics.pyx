@@ -3,9 +3,11 @@
 Everything that runs per time step lives in C structs and ``nogil`` functions:
 a ``Sim`` holds the constants, both bodies and the finger push, so that a
 trial step is a plain struct copy (used to search for the time of impact).
-``World`` (in _world.pyx, with the C types in _physics.pxd) is the Python
-face: it sets bodies up, starts flicks, runs to rest and hands back frames
-and events. RULES.md explains every model and constant;
+The C types are in _types.pxd, the friction of a square in _friction
+(.pyx/.pxd), the contact between squares in _contact (.pyx/.pxd; both
+inline, so this module compiles them in), and ``World``, the Python face
+that sets bodies up, starts flicks, runs to rest and hands back frames and
+events, in _world.pyx. RULES.md explains every model and constant;
 ``engine_core.volta.reference`` re-implements the key pieces in plain Python
 for the differential tests.
 
@@ -23,8 +25,32 @@ single contact impulse (restitution, Coulomb friction) is applied there, and
 the rest of the step is integrated. A steed whose centre leaves the disk falls.
 """
 
-from libc.math cimport M_PI, atan2, cos, fabs, fmod, log, sin, sqrt
+from libc.math cimport M_PI, cos, fabs, sin, sqrt
 from libc.string cimport memcpy
+
+from engine_core.volta._contact cimport box_contact, resolve_contact
+from engine_core.volta._friction cimport FrictionTable, friction_force, friction_table
+from engine_core.volta._types cimport (
+    EV_COLLISION,
+    EV_RIDER_FALL,
+    EV_STEED_FALL,
+    FALLEN,
+    FRAME_DOUBLES,
+    MAX_EVENTS,
+    ROLLING,
+    SEATED,
+    Body,
+    Contact,
+    Log,
+    Params,
+    Rider,
+    Sim,
+)
+
+cdef enum:
+    MAX_TOI_ITERATIONS = 24
+
+cdef const FrictionTable* FRICTION = friction_table()
 
 SEATED_STATE = SEATED
 ROLLING_STATE = ROLLING
@@ -46,117 +72,6 @@ cdef double STEP_SLACK = 1.0
 cdef double TOI_TOLERANCE = 1e-7
 # A rider rocking slower than this when it crosses the dent's centre settles.
 cdef double SETTLE_SPEED = 0.002
-
-cdef double FR_PAR[TABLE_SHARES + 1][TABLE_ANGLES + 1]
-cdef double FR_PERP[TABLE_SHARES + 1][TABLE_ANGLES + 1]
-cdef double FR_TORQUE[TABLE_SHARES + 1][TABLE_ANGLES + 1]
-# Mean distance of a unit square's points from its centre, in half sides:
-# (sqrt(2) + ln(1 + sqrt(2))) / 3; the torque of pure spin is mu*m*g*L*this.
-cdef double SPIN_ARM = (sqrt(2.0) + log(1.0 + sqrt(2.0))) / 3.0
-
-
-# --- friction of a uniformly loaded square --------------------------------
-
-cdef void integrate_friction(double theta, double t, double* par, double* perp,
-                             double* torque) noexcept nogil:
-    """Mean of -unit(point velocity) over the unit-half-side square for a body
-    moving at (1-|t|)(cos theta, sin theta) and spinning at t (half sides)."""
-    cdef double vx = (1.0 - fabs(t)) * cos(theta), vy = (1.0 - fabs(t)) * sin(theta)
-    cdef double fx = 0.0, fy = 0.0, tz = 0.0, x, y, wx, wy, speed
-    cdef int i, j
-    for i in range(TABLE_GRID):
-        x = -1.0 + (i + 0.5) * 2.0 / TABLE_GRID
-        for j in range(TABLE_GRID):
-            y = -1.0 + (j + 0.5) * 2.0 / TABLE_GRID
-            wx = vx - t * y
-            wy = vy + t * x
-            speed = sqrt(wx * wx + wy * wy)
-            if speed > 0.0:
-                fx += wx / speed
-                fy += wy / speed
-                tz += (x * wy - y * wx) / speed
-    cdef double n = TABLE_GRID * TABLE_GRID
-    fx /= n
-    fy /= n
-    # along the motion and along its left normal: friction opposes both
-    par[0] = fx * cos(theta) + fy * sin(theta)
-    perp[0] = -fx * sin(theta) + fy * cos(theta)
-    torque[0] = tz / n
-
-
-cdef void build_friction_table() noexcept nogil:
-    cdef int i, j
-    cdef double t, theta
-    for i in range(TABLE_SHARES + 1):
-        t = -1.0 + 2.0 * i / TABLE_SHARES
-        for j in range(TABLE_ANGLES + 1):
-            theta = 0.5 * M_PI * j / TABLE_ANGLES
-            if 2 * i == TABLE_SHARES:      # pure translation: exactly -v
-                FR_PAR[i][j], FR_PERP[i][j], FR_TORQUE[i][j] = 1.0, 0.0, 0.0
-            elif i == 0 or i == TABLE_SHARES:  # pure spin: no net force
-                FR_PAR[i][j], FR_PERP[i][j] = 0.0, 0.0
-                FR_TORQUE[i][j] = SPIN_ARM if i else -SPIN_ARM
-            else:
-                integrate_friction(theta, t, &FR_PAR[i][j], &FR_PERP[i][j], &FR_TORQUE[i][j])
-
-
-build_friction_table()
-
-
-cdef inline void friction_lookup(double theta, double t, double* par, double* perp,
-                                 double* torque) noexcept nogil:
-    """Bilinear interpolation in the table; theta is the direction of motion in
-    the body frame (any value), t the rotation share in [-1, 1]."""
-    cdef double q = 0.5 * M_PI
-    theta = fmod(theta, q)
-    if theta < 0.0:
-        theta += q
-    cdef double fa = theta * (TABLE_ANGLES / (0.5 * M_PI))
-    cdef double ft = (t + 1.0) * (0.5 * TABLE_SHARES)
-    cdef int ia = <int>fa, it = <int>ft
-    if ia >= TABLE_ANGLES:
-        ia = TABLE_ANGLES - 1
-    if it >= TABLE_SHARES:
-        it = TABLE_SHARES - 1
-    if it < 0:
-        it = 0
-    cdef double sa = fa - ia, st = ft - it
-    cdef double w00 = (1 - st) * (1 - sa), w01 = (1 - st) * sa
-    cdef double w10 = st * (1 - sa), w11 = st * sa
-    par[0] = (w00 * FR_PAR[it][ia] + w01 * FR_PAR[it][ia + 1]
-              + w10 * FR_PAR[it + 1][ia] + w11 * FR_PAR[it + 1][ia + 1])
-    perp[0] = (w00 * FR_PERP[it][ia] + w01 * FR_PERP[it][ia + 1]
-               + w10 * FR_PERP[it + 1][ia] + w11 * FR_PERP[it + 1][ia + 1])
-    torque[0] = (w00 * FR_TORQUE[it][ia] + w01 * FR_TORQUE[it][ia + 1]
-                 + w10 * FR_TORQUE[it + 1][ia] + w11 * FR_TORQUE[it + 1][ia + 1])
-
-
-cdef inline void friction_force(double c, double s, double vx, double vy, double omega, double half_side,
-                         double* fx, double* fy, double* tz) noexcept nogil:
-    """Friction per unit (mu * load * g): force (fx, fy) in the world frame and
-    torque tz per unit (mu * load * g * half side), for a body turned by the
-    angle whose cosine and sine are c and s."""
-    cdef double speed = sqrt(vx * vx + vy * vy)
-    cdef double spin = omega * half_side
-    cdef double total = speed + fabs(spin)
-    fx[0] = 0.0
-    fy[0] = 0.0
-    tz[0] = 0.0
-    if total == 0.0:
-        return
-    if spin == 0.0:             # pure translation: exactly against the motion
-        speed = -1.0 / speed
-        fx[0] = vx * speed
-        fy[0] = vy * speed
-        return
-    cdef double par, perp, torque
-    cdef double bx = c * vx + s * vy, by = -s * vx + c * vy
-    friction_lookup(atan2(by, bx), spin / total, &par, &perp, &torque)
-    tz[0] = -torque
-    if speed > 0.0:
-        speed = 1.0 / speed
-        fx[0] = -(par * vx - perp * vy) * speed
-        fy[0] = -(par * vy + perp * vx) * speed
 
 
 # --- riders -------------------------------------------------------------
@@ -258,7 +173,7 @@ cdef void move_body(Sim* s, int i, double dt, bint roll_from_rest, double lean_x
     # velocities before friction
     cdef double vx = vx0 + px * inv_m, vy = vy0 + py * inv_m, w = w0 + lz * p.inv_inertia
     cdef double fx, fy, tz
-    friction_force(b.cos_a, b.sin_a, vx, vy, w, p.half_side, &fx, &fy, &tz)
+    friction_force(FRICTION, b.cos_a, b.sin_a, vx, vy, w, p.half_side, &fx, &fy, &tz)
     cdef double lin = p.mu * load * p.g * dt * inv_m
     cdef double dvx = lin * fx, dvy = lin * fy
     cdef double dw = p.mu * load * p.g * p.half_side * dt * p.inv_inertia * tz
@@ -404,169 +319,12 @@ cdef void move_all(Sim* s, double dt) noexcept nogil:
     s.time += dt
 
 
-# --- contact between the two squares ------------------------------------
-
-cdef inline void clip(double* p, double* q, double tx, double ty, double lo, double hi,
-                      bint* empty) noexcept nogil:
-    """Clips segment p-q (2 doubles each) to lo <= t.x <= hi."""
-    cdef double dp = tx * p[0] + ty * p[1], dq = tx * q[0] + ty * q[1], f
-    empty[0] = 0
-    if (dp < lo and dq < lo) or (dp > hi and dq > hi):
-        empty[0] = 1
-        return
-    if dp < lo:
-        f = (lo - dp) / (dq - dp)
-        p[0] += f * (q[0] - p[0]); p[1] += f * (q[1] - p[1]); dp = lo
-    elif dp > hi:
-        f = (hi - dp) / (dq - dp)
-        p[0] += f * (q[0] - p[0]); p[1] += f * (q[1] - p[1]); dp = hi
-    if dq < lo:
-        f = (lo - dq) / (dp - dq)
-        q[0] += f * (p[0] - q[0]); q[1] += f * (p[1] - q[1])
-    elif dq > hi:
-        f = (hi - dq) / (dp - dq)
-        q[0] += f * (p[0] - q[0]); q[1] += f * (p[1] - q[1])
-
-
-cdef bint box_contact(double h, double ax, double ay, double ca, double sa, double bx,
-                      double by, double cb, double sb, Contact* out) noexcept nogil:
-    """Separating-axis test of two squares of half side h; on overlap fills the
-    normal (from a to b), the contact point (midpoint of the incident edge's
-    part inside the reference face) and the depth. Returns overlap."""
-    cdef double axes[4][2]
-    axes[0][0], axes[0][1] = ca, sa
-    axes[1][0], axes[1][1] = -sa, ca
-    axes[2][0], axes[2][1] = cb, sb
-    axes[3][0], axes[3][1] = -sb, cb
-    cdef double dx = bx - ax, dy = by - ay
-    cdef double best = 1e300, pen, reach, ux, uy
-    cdef int k, other, besti = 0
-    for k in range(4):
-        ux = axes[k][0]
-        uy = axes[k][1]
-        other = 2 if k < 2 else 0
-        reach = h * (1.0 + fabs(ux * axes[other][0] + uy * axes[other][1])
-                     + fabs(ux * axes[other + 1][0] + uy * axes[other + 1][1]))
-        pen = reach - fabs(ux * dx + uy * dy)
-        if pen < best:
-            best = pen
-            besti = k
-    out.depth = best
-    if best < 0.0:
-        return 0
-    # reference box R owns the axis; incident box I; n from R to I
-    cdef double rx, ry, ix, iy, sign
-    cdef int ibase
-    if besti < 2:
-        rx, ry, ix, iy, ibase, sign = ax, ay, bx, by, 2, 1.0
-    else:
-        rx, ry, ix, iy, ibase, sign = bx, by, ax, ay, 0, -1.0
-    cdef double nx = axes[besti][0], ny = axes[besti][1]
-    if nx * (ix - rx) + ny * (iy - ry) < 0.0:
-        nx, ny = -nx, -ny
-    # incident face: outward normal most against n
-    cdef double fnx = 0.0, fny = 0.0, d, low = 1e300
-    cdef int f
-    for f in range(4):
-        ux = axes[ibase + (f & 1)][0] * (1.0 if f < 2 else -1.0)
-        uy = axes[ibase + (f & 1)][1] * (1.0 if f < 2 else -1.0)
-        d = ux * nx + uy * ny
-        if d < low:
-            low = d
-            fnx, fny = ux, uy
-    cdef double p[2]
-    cdef double q[2]
-    p[0] = ix + h * fnx - h * fny
-    p[1] = iy + h * fny + h * fnx
-    q[0] = ix + h * fnx + h * fny
-    q[1] = iy + h * fny - h * fnx
-    cdef double tx = -ny, ty = nx, mid = tx * rx + ty * ry
-    cdef bint empty
-    clip(p, q, tx, ty, mid - h, mid + h, &empty)
-    cdef double front = nx * rx + ny * ry + h
-    cdef double pp = front - (nx * p[0] + ny * p[1]), pq = front - (nx * q[0] + ny * q[1])
-    if empty:
-        out.px = 0.5 * (p[0] + q[0]); out.py = 0.5 * (p[1] + q[1])
-    elif pp >= 0.0 and pq >= 0.0:
-        out.px = 0.5 * (p[0] + q[0]); out.py = 0.5 * (p[1] + q[1])
-    elif pp >= pq:
-        out.px, out.py = p[0], p[1]
-    else:
-        out.px, out.py = q[0], q[1]
-    out.nx = sign * nx
-    out.ny = sign * ny
-    return 1
-
-
 cdef inline double effective_mass(Sim* s, int i) noexcept nogil:
     """A steed's mass for an instantaneous hit: a rolling marble follows a
     sudden jerk of its support with 2/7 of it (the tablecloth trick)."""
     if s.b[i].rider.state == FALLEN:
         return s.p.mass
     return s.p.mass + (1.0 - ROLL) * s.b[i].rider.mass
-
-
-cdef inline void apply_impulse(Body* a, Body* b, double ma, double mb, double inertia,
-                               double rax, double ray, double rbx, double rby,
-                               double jx, double jy) noexcept nogil:
-    """Impulse (jx, jy) on b at rb and its opposite on a at ra."""
-    a.vx -= jx / ma
-    a.vy -= jy / ma
-    a.omega -= (rax * jy - ray * jx) / inertia
-    b.vx += jx / mb
-    b.vy += jy / mb
-    b.omega += (rbx * jy - rby * jx) / inertia
-
-
-cdef inline void contact_velocity(Body* a, Body* b, double rax, double ray, double rbx,
-                                  double rby, double* vx, double* vy) noexcept nogil:
-    vx[0] = (b.vx - b.omega * rby) - (a.vx - a.omega * ray)
-    vy[0] = (b.vy + b.omega * rbx) - (a.vy + a.omega * rax)
-
-
-cdef bint resolve_contact(Body* a, Body* b, double ma, double mb, double inertia, double e,
-                          double mu, Contact* c) noexcept nogil:
-    """Newton restitution along the normal, then Coulomb friction capped at
-    mu * normal impulse and at what stops the sliding, then a plastic normal
-    correction if friction left the points approaching. Each part alone
-    cannot add kinetic energy; the pair gets equal and opposite impulses at
-    one point, so momentum and angular momentum are kept. Returns whether an
-    impulse was applied (the points were approaching)."""
-    cdef double rax = c.px - a.x, ray = c.py - a.y, rbx = c.px - b.x, rby = c.py - b.y
-    cdef double nx = c.nx, ny = c.ny, vx, vy, vn, k, jn, jt, tx, ty, vt, cra, crb
-    contact_velocity(a, b, rax, ray, rbx, rby, &vx, &vy)
-    vn = vx * nx + vy * ny
-    if vn >= 0.0:
-        return 0
-    cra = rax * ny - ray * nx
-    crb = rbx * ny - rby * nx
-    k = 1.0 / ma + 1.0 / mb + (cra * cra + crb * crb) / inertia
-    jn = -(1.0 + e) * vn / k
-    apply_impulse(a, b, ma, mb, inertia, rax, ray, rbx, rby, jn * nx, jn * ny)
-    contact_velocity(a, b, rax, ray, rbx, rby, &vx, &vy)
-    vn = vx * nx + vy * ny
-    tx = vx - vn * nx
-    ty = vy - vn * ny
-    vt = sqrt(tx * tx + ty * ty)
-    if vt > 0.0:
-        tx /= vt
-        ty /= vt
-        cra = rax * ty - ray * tx
-        crb = rbx * ty - rby * tx
-        k = 1.0 / ma + 1.0 / mb + (cra * cra + crb * crb) / inertia
-        jt = vt / k
-        if jt > mu * jn:
-            jt = mu * jn
-        apply_impulse(a, b, ma, mb, inertia, rax, ray, rbx, rby, -jt * tx, -jt * ty)
-        contact_velocity(a, b, rax, ray, rbx, rby, &vx, &vy)
-        vn = vx * nx + vy * ny
-        if vn < 0.0:
-            cra = rax * ny - ray * nx
-            crb = rbx * ny - rby * nx
-            k = 1.0 / ma + 1.0 / mb + (cra * cra + crb * crb) / inertia
-            jn = -vn / k
-            apply_impulse(a, b, ma, mb, inertia, rax, ray, rbx, rby, jn * nx, jn * ny)
-    return 1
 
 
 cdef void jolt_rider(Rider* r, double dvx, double dvy) noexcept nogil:
@@ -818,35 +576,3 @@ cdef void run_to_rest(Sim* s, Log* log) noexcept nogil:
         log_frame(s, log)
     s.push.body = -1
 
-
-# --- the pieces, exposed for the differential tests ---------------------
-
-def friction(double angle, double vx, double vy, double omega, double half_side) -> tuple:
-    """Friction per unit mu*load*g on a square (force) and per unit
-    mu*load*g*half_side (torque), as the core uses it."""
-    cdef double fx, fy, tz
-    friction_force(cos(angle), sin(angle), vx, vy, omega, half_side, &fx, &fy, &tz)
-    return (fx, fy, tz)
-
-
-def contact(double half_side, double ax, double ay, double aa, double bx, double by,
-            double ba) -> tuple | None:
-    """(nx, ny, px, py, depth) if the squares overlap, else None."""
-    cdef Contact c
-    if not box_contact(half_side, ax, ay, cos(aa), sin(aa), bx, by, cos(ba), sin(ba), &c):
-        return None
-    return (c.nx, c.ny, c.px, c.py, c.depth)
-
-
-def resolve(tuple a, tuple b, double ma, double mb, double inertia, double restitution,
-            double mu, tuple contact) -> tuple:
-    """Applies the contact impulse to bodies given as (x, y, vx, vy, omega);
-    returns their new (vx, vy, omega) and whether they were approaching."""
-    cdef Body ba, bb
-    cdef Contact c
-    ba.x, ba.y, ba.vx, ba.vy, ba.omega = a
-    bb.x, bb.y, bb.vx, bb.vy, bb.omega = b
-    c.nx, c.ny, c.px, c.py = contact
-    c.depth = 0.0
-    hit = resolve_contact(&ba, &bb, ma, mb, inertia, restitution, mu, &c)
-    return (ba.vx, ba.vy, ba.omega), (bb.vx, bb.vy, bb.omega), bool(hit)

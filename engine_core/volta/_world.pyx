@@ -8,21 +8,8 @@ from libc.math cimport cos, sin, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from engine_core.volta._physics cimport (
-    FALLEN,
-    FRAME_DOUBLES,
-    SEATED,
-    Body,
-    Log,
-    Params,
-    Rider,
-    Sim,
-    at_rest,
-    lip_slope,
-    refresh_rider,
-    run_to_rest,
-    step,
-)
+from engine_core.volta._physics cimport at_rest, lip_slope, refresh_rider, run_to_rest, step
+from engine_core.volta._types cimport FALLEN, FRAME_DOUBLES, SEATED, Body, Log, Params, Rider, Sim
 
 from engine_core.volta._physics import EVENT_KINDS
 

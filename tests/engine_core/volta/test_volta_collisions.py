@@ -10,7 +10,7 @@ from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
 
 from engine_core.volta import DEFAULT_PHYSICS
-from engine_core.volta._physics import resolve
+from engine_core.volta._contact import resolve
 
 from .helpers import FRICTIONLESS, bare_world, step_to_first_hit, world
 

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from engine_core.volta import DEFAULT_PHYSICS
 from engine_core.volta import reference as ref
-from engine_core.volta._physics import contact, friction, resolve
+from engine_core.volta._contact import contact, resolve
+from engine_core.volta._friction import friction
 
 HALF = DEFAULT_PHYSICS.steed_side / 2
 DETERMINISTIC = settings(derandomize=True, deadline=None, max_examples=150)
