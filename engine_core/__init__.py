@@ -7,7 +7,7 @@
 """
 
 # Importing a game package registers its games.
-from engine_core import rolit, volleyball
+from engine_core import rolit, volleyball, volta
 from engine_core.api import (
     CHANCE,
     TERMINAL,
@@ -32,4 +32,5 @@ __all__ = [
     "registered_games",
     "rolit",
     "volleyball",
+    "volta",
 ]

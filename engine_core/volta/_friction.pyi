@@ -1,0 +1,3 @@
+def friction(
+    angle: float, vx: float, vy: float, omega: float, half_side: float
+) -> tuple[float, float, float]: ...
