@@ -7,6 +7,8 @@ A spec is an algorithm name, optionally followed by ``:key=value`` options
     mcts[:iterations=N][:time=SECONDS][:c=UCT_C][:rollout=random|batch|eval][:playouts=N]
     alphabeta | paranoid | brs [:depth=N][:time=SECONDS]
     expectimax[:depth=N]       (games with chance; in volleyball with planned placement)
+    planner[:samples=N][:iterations=N][:elites=N][:robustness=N][:replies=N][:noise=X]
+                               (Volta: cross-entropy flick planning; noise is the hand's shake)
 
 or a level, ``easy | medium | hard | expert``, which each game maps to one of
 the above (see ``LEVELS``). A bot answers ``bot.choose(state) -> action``.
@@ -34,6 +36,7 @@ from ai.mcts import (
     uniform_prior,
 )
 from ai.volleyball import VolleyballBot
+from ai.volta import Hand, VoltaPlanner
 from engine_core import Game, State
 
 Action = Any
@@ -104,6 +107,14 @@ OPTION_TYPES: dict[str, dict[str, type]] = {
     "paranoid": {"depth": int, "time": float},
     "brs": {"depth": int, "time": float},
     "expectimax": {"depth": int},
+    "planner": {
+        "samples": int,
+        "iterations": int,
+        "elites": int,
+        "robustness": int,
+        "replies": int,
+        "noise": float,
+    },
 }
 LEVEL_NAMES = ("easy", "medium", "hard", "expert")
 
@@ -122,6 +133,14 @@ def level_spec(game: Game, level: str) -> str:
             specs = ["greedy", "expectimax:depth=1", "expectimax:depth=1", "expectimax:depth=2"]
         else:
             specs = ["greedy", "expectimax:depth=1", "expectimax:depth=2", "expectimax:depth=3"]
+    elif game.name == "volta":
+        # Each level also has a steadier hand: easy misses what it aims at.
+        specs = [
+            "planner:samples=16:iterations=1:robustness=1:replies=0:noise=0.3",
+            "planner:samples=32:iterations=2:robustness=2:replies=0:noise=0.15",
+            "planner:samples=48:iterations=3:robustness=3:replies=8:noise=0.05",
+            "planner:samples=96:iterations=4:robustness=4:replies=16:noise=0.02",
+        ]
     else:
         specs = ["random", "mcts:iterations=200", "mcts:iterations=1000", "mcts:iterations=4000"]
     return specs[LEVEL_NAMES.index(level)]
@@ -187,6 +206,13 @@ def make_bot(game: Game, spec: str, seed: int = 0) -> Bot:
             time_limit=time_limit,
             uct_c=options.get("c", 1.4),
         )
+    if parsed.algorithm == "planner":
+        if game.name != "volta":
+            raise ValueError(f"the planner plans Volta flicks, not {game.name} moves")
+        noise = options.pop("noise", 0.0)
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"bot spec {spec!r}: noise must be within 0..1, got {noise}")
+        return VoltaPlanner(rng, hand=Hand.scaled(noise), **options)
     if parsed.algorithm == "expectimax":
         depth = options.get("depth", 2)
         if game.name == "volleyball":

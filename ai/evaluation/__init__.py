@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ai.evaluation import flip, volleyball
+from ai.evaluation import flip, volleyball, volta
 from engine_core import State
 
 Evaluate = Callable[[State], Sequence[float]]
@@ -15,6 +15,7 @@ EVALUATIONS: dict[str, Evaluate] = {
     "rolit": flip.evaluate,  # type: ignore[dict-item]
     "othello": flip.evaluate,  # type: ignore[dict-item]
     "volleyball": volleyball.evaluate,  # type: ignore[dict-item]
+    "volta": volta.evaluate,  # type: ignore[dict-item]
 }
 ORDERINGS: dict[str, Order] = {
     "rolit": flip.order_actions,  # type: ignore[dict-item]
