@@ -1,6 +1,7 @@
-"""Search speed: MCTS simulations/s and alpha-beta nodes/s, on the compiled
-flip core against the same search over the plain-Python reference game
-(reference.py behind a small State adapter), measured in the same run.
+"""Search speed: MCTS simulations/s and alpha-beta nodes/s on Othello, and
+MCTS simulations/s on Volleyball Returns, on the compiled cores against the
+same search over each game's plain-Python reference (behind a small State
+adapter where needed), measured in the same run.
 
 The searches are the real ``ai`` ones; only the State underneath differs, so
 the ratio is what the compiled core buys the AI. Alpha-beta here evaluates by
@@ -13,6 +14,7 @@ Usage: python benchmarks/ai_search.py [--seconds 1.0] [--rounds 3]
 from __future__ import annotations
 
 import argparse
+import copy
 import random
 import statistics
 import time
@@ -24,6 +26,8 @@ from ai.alphabeta import AlphaBetaBot
 from ai.mcts import BatchPlayoutEvaluator, MCTSBot, RandomRolloutEvaluator
 from engine_core.api import returns_for_winners
 from engine_core.rolit.reference import ReferenceFlipGame
+from engine_core.volleyball import dice_action, place_action
+from engine_core.volleyball.reference import ReferenceState as VolleyballReference
 
 
 class ReferenceState:
@@ -75,6 +79,29 @@ class ReferenceState:
         return self.ref.scores()
 
 
+class VolleyballReferenceState(VolleyballReference):
+    """The volleyball reference with the copies a search needs."""
+
+    def clone(self) -> VolleyballReferenceState:
+        return copy.deepcopy(self)
+
+    def child(self, action: int) -> VolleyballReferenceState:
+        twin = self.clone()
+        twin.apply_action(action)
+        return twin
+
+
+def volleyball_receive(state: Any) -> Any:
+    """A receive under way: both sides placed, served, the ball landed."""
+    for column, row in [(4, 3), (6, 1), (4, 1), (6, 3), (1, 2), (5, 3)]:
+        state.apply_action(place_action(column, row))
+    for column, row in [(4, 2), (6, 2), (2, 2), (3, 3), (1, 3), (2, 1)]:
+        state.apply_action(place_action(column, row))
+    state.apply_action(state.legal_actions()[0])
+    state.apply_action(dice_action(6, 6))
+    return state
+
+
 def ball_count(state: Any) -> list[float]:
     if state.is_terminal():
         return state.returns()
@@ -117,6 +144,12 @@ def main() -> None:
     def reference() -> Any:
         return midgame(ReferenceState.othello())
 
+    def volleyball_compiled() -> Any:
+        return volleyball_receive(engine_core.load_game("volleyball").new_initial_state())
+
+    def volleyball_reference() -> Any:
+        return volleyball_receive(VolleyballReferenceState())
+
     contenders: dict[str, Callable[[], float]] = {
         "MCTS sims/s, random rollouts, compiled": lambda: mcts_rate(compiled, False, args.seconds),
         "MCTS sims/s, random rollouts, reference": lambda: mcts_rate(
@@ -125,6 +158,12 @@ def main() -> None:
         "MCTS sims/s, C batch playouts": lambda: mcts_rate(compiled, True, args.seconds),
         "alpha-beta nodes/s, compiled": lambda: alphabeta_rate(compiled, args.seconds),
         "alpha-beta nodes/s, reference": lambda: alphabeta_rate(reference, args.seconds),
+        "volleyball MCTS sims/s, compiled": lambda: mcts_rate(
+            volleyball_compiled, False, args.seconds
+        ),
+        "volleyball MCTS sims/s, reference": lambda: mcts_rate(
+            volleyball_reference, False, args.seconds
+        ),
     }
     rates: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(args.rounds):
@@ -132,16 +171,18 @@ def main() -> None:
             rates[name].append(measure())
     medians = {name: statistics.median(values) for name, values in rates.items()}
 
-    print(f"othello, midgame position; median of {args.rounds} rounds of {args.seconds}s")
+    print(f"othello midgame, volleyball receive; median of {args.rounds} rounds of {args.seconds}s")
     for name, value in medians.items():
         print(f"{name:<42}{value:12,.0f}")
     mcts_base = medians["MCTS sims/s, random rollouts, reference"]
     ab_base = medians["alpha-beta nodes/s, reference"]
     print("ratios against the plain-Python reference:")
+    volleyball_base = medians["volleyball MCTS sims/s, reference"]
     for name, base in [
         ("MCTS sims/s, random rollouts, compiled", mcts_base),
         ("MCTS sims/s, C batch playouts", mcts_base),
         ("alpha-beta nodes/s, compiled", ab_base),
+        ("volleyball MCTS sims/s, compiled", volleyball_base),
     ]:
         print(f"  {name:<40}{medians[name] / base:8.1f}x")
 
