@@ -19,9 +19,10 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import time
 from collections.abc import Callable
 from typing import Any
+
+from timing import rate
 
 import engine_core
 from engine_core.rolit import FlipState
@@ -78,18 +79,6 @@ def openspiel_othello() -> Contender | None:
     except ImportError:
         return None
     return api_loop(pyspiel.load_game("othello"))
-
-
-def rate(run: Contender, seconds: float) -> float:
-    """Playouts per second, growing the batch until it lasts ``seconds``."""
-    n = 1
-    while True:
-        start = time.perf_counter()
-        run(n)
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return n / elapsed
-        n = max(n * 2, int(n * seconds / max(elapsed, 1e-6) * 1.1))
 
 
 def main() -> None:

@@ -33,8 +33,9 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
-import time
 from collections.abc import Callable
+
+from timing import rate
 
 from engine_core.volta import DEFAULT_PHYSICS as P
 from engine_core.volta import World
@@ -127,17 +128,6 @@ def pymunk_contender(scene: str) -> Callable[[int], float]:
         return travelled
 
     return run
-
-
-def rate(run: Callable[[int], float], seconds: float) -> float:
-    n, elapsed = 1, 0.0
-    while True:
-        start = time.perf_counter()
-        run(n)
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return n / elapsed
-        n *= 2
 
 
 def main() -> None:

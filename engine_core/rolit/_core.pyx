@@ -19,13 +19,7 @@ from engine_core.api import TERMINAL, IllegalAction, MalformedAction
 
 ctypedef uint64_t Bitboard
 
-cdef extern from *:
-    """
-    static inline int meeple_popcount(unsigned long long x) { return __builtin_popcountll(x); }
-    static inline int meeple_lsb(unsigned long long x) { return __builtin_ctzll(x); }
-    """
-    int popcount "meeple_popcount"(Bitboard x) noexcept nogil
-    int lsb "meeple_lsb"(Bitboard x) noexcept nogil
+from engine_core._bits cimport lsb, popcount, splitmix64
 
 cdef enum:
     NUM_SQUARES = 64
@@ -188,14 +182,6 @@ cdef void fill_returns(const Rules* r, const Position* p, double* out) noexcept 
 
 
 # --- random playouts -----------------------------------------------------
-
-cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
-    state[0] += 0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
 
 cdef inline int random_square(Bitboard moves, uint64_t* rng) noexcept nogil:
     """A uniformly random set bit of ``moves`` (which is not empty)."""

@@ -13,13 +13,7 @@ from libc.stdint cimport uint64_t
 
 ctypedef uint64_t Bitboard
 
-cdef extern from *:
-    """
-    static inline int meeple_vb_popcount(unsigned long long x) { return __builtin_popcountll(x); }
-    static inline int meeple_vb_lsb(unsigned long long x) { return __builtin_ctzll(x); }
-    """
-    int popcount "meeple_vb_popcount"(Bitboard x) noexcept nogil
-    int lsb "meeple_vb_lsb"(Bitboard x) noexcept nogil
+from engine_core._bits cimport lsb, popcount, splitmix64
 
 cdef enum:
     ROW_STRIDE = 8

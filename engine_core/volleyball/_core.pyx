@@ -50,14 +50,6 @@ cdef struct Position:
 
 # --- the state machine -----------------------------------------------------
 
-cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
-    state[0] += 0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef inline int random_below(uint64_t* rng, int n) noexcept nogil:
     return <int>(((splitmix64(rng) >> 32) * <uint64_t>n) >> 32)
 
