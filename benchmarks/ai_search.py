@@ -1,7 +1,10 @@
 """Search speed: MCTS simulations/s and alpha-beta nodes/s on Othello, and
 MCTS simulations/s on Volleyball Returns, on the compiled cores against the
 same search over each game's plain-Python reference (behind a small State
-adapter where needed), measured in the same run.
+adapter where needed), measured in the same run. For Volta, whose reference
+is a lone steed's friction stepper (not a whole match), the planner's flick
+simulations/s is printed beside that kernel's speed, compiled against the
+reference: a spinning, sliding steed brought to rest.
 
 The searches are the real ``ai`` ones; only the State underneath differs, so
 the ratio is what the compiled core buys the AI. Alpha-beta here evaluates by
@@ -24,10 +27,13 @@ from typing import Any
 import engine_core
 from ai.alphabeta import AlphaBetaBot
 from ai.mcts import BatchPlayoutEvaluator, MCTSBot, RandomRolloutEvaluator
+from ai.volta import VoltaPlanner
 from engine_core.api import returns_for_winners
 from engine_core.rolit.reference import ReferenceFlipGame
 from engine_core.volleyball import dice_action, place_action
 from engine_core.volleyball.reference import ReferenceState as VolleyballReference
+from engine_core.volta import DEFAULT_PHYSICS, World
+from engine_core.volta import reference as volta_reference
 
 
 class ReferenceState:
@@ -132,6 +138,47 @@ def alphabeta_rate(make_state: Callable[[], Any], seconds: float) -> float:
     return bot.nodes / (time.perf_counter() - start)
 
 
+SLIDE = (0.0, 0.0, 0.3, 0.4, 0.2, 12.0)  # x, y, angle, vx, vy, omega: 45 cm/s, spinning
+
+
+def slides_compiled(seconds: float) -> float:
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        world = World(DEFAULT_PHYSICS, (0.0, 0.0), (0.0, 0.0))
+        world.set_steed(1, 0.0, 0.1, 0.0, on_arena=False)
+        world.set_steed(0, *SLIDE)
+        world.run()
+        done += 1
+    return done / (time.perf_counter() - start)
+
+
+def slides_reference(seconds: float) -> float:
+    physics = DEFAULT_PHYSICS
+    slide = volta_reference.Slide(
+        mu=physics.ground_friction,
+        gravity=physics.gravity,
+        half_side=physics.steed_side / 2,
+        mass=physics.steed_mass,
+        load=physics.steed_mass,
+        dt=physics.time_step,
+    )
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        slide.to_rest(SLIDE)
+        done += 1
+    return done / (time.perf_counter() - start)
+
+
+def planner_simulations(seconds: float) -> float:
+    state = engine_core.load_game("volta").new_initial_state()
+    planner = VoltaPlanner(random.Random(1))
+    simulations, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        planner.choose(state)
+        simulations += planner.simulations
+    return simulations / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
@@ -164,6 +211,9 @@ def main() -> None:
         "volleyball MCTS sims/s, reference": lambda: mcts_rate(
             volleyball_reference, False, args.seconds
         ),
+        "volta planner flick simulations/s": lambda: planner_simulations(args.seconds),
+        "volta lone slides to rest/s, compiled": lambda: slides_compiled(args.seconds),
+        "volta lone slides to rest/s, reference": lambda: slides_reference(args.seconds),
     }
     rates: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(args.rounds):
@@ -171,7 +221,8 @@ def main() -> None:
             rates[name].append(measure())
     medians = {name: statistics.median(values) for name, values in rates.items()}
 
-    print(f"othello midgame, volleyball receive; median of {args.rounds} rounds of {args.seconds}s")
+    setting = "othello midgame, volleyball receive, volta start"
+    print(f"{setting}; median of {args.rounds} rounds of {args.seconds}s")
     for name, value in medians.items():
         print(f"{name:<42}{value:12,.0f}")
     mcts_base = medians["MCTS sims/s, random rollouts, reference"]
@@ -183,6 +234,10 @@ def main() -> None:
         ("MCTS sims/s, C batch playouts", mcts_base),
         ("alpha-beta nodes/s, compiled", ab_base),
         ("volleyball MCTS sims/s, compiled", volleyball_base),
+        (
+            "volta lone slides to rest/s, compiled",
+            medians["volta lone slides to rest/s, reference"],
+        ),
     ]:
         print(f"  {name:<40}{medians[name] / base:8.1f}x")
 
