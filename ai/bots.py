@@ -190,7 +190,7 @@ def make_bot(game: Game, spec: str, seed: int = 0) -> Bot:
                 raise ValueError(f"rollout=batch needs the flip core's C playouts, not {game.name}")
             evaluator = BatchPlayoutEvaluator(rng, playouts)
         elif rollout == "eval":
-            evaluator = _StaticEvaluator(evaluate, rng)
+            evaluator = _StaticEvaluator(evaluate)
         else:
             raise ValueError(
                 f"bot spec {spec!r}: rollout is random, batch or eval, got {rollout!r}"
@@ -231,12 +231,11 @@ def make_bot(game: Game, spec: str, seed: int = 0) -> Bot:
 class _StaticEvaluator:
     """MCTS leaf values from the game's evaluation function instead of rollouts."""
 
-    def __init__(self, evaluate: Callable[[State], Sequence[float]], rng: random.Random) -> None:
+    def __init__(self, evaluate: Callable[[State], Sequence[float]]) -> None:
         self._evaluate = evaluate
-        self.rng = rng
 
     def evaluate(self, state: State) -> Sequence[float]:
         return self._evaluate(state)
 
     def prior(self, state: State) -> list[tuple[Action, float]]:
-        return uniform_prior(state, self.rng)
+        return uniform_prior(state)

@@ -111,7 +111,7 @@ class RandomRolloutEvaluator:
         return [t / self.rollouts for t in total]
 
     def prior(self, state: State) -> list[tuple[Action, float]]:
-        return uniform_prior(state, self.rng)
+        return uniform_prior(state)
 
 
 class BatchPlayoutEvaluator:
@@ -129,7 +129,7 @@ class BatchPlayoutEvaluator:
         return [sum(column) / len(results) for column in zip(*results, strict=True)]
 
     def prior(self, state: State) -> list[tuple[Action, float]]:
-        return uniform_prior(state, self.rng)
+        return uniform_prior(state)
 
 
 def random_action(state: State, rng: random.Random) -> Action:
@@ -144,7 +144,8 @@ def random_action(state: State, rng: random.Random) -> Action:
     return rng.choice(state.legal_actions())
 
 
-def uniform_prior(state: State, rng: random.Random) -> list[tuple[Action, float]]:
+def uniform_prior(state: State) -> list[tuple[Action, float]]:
+    """Chance outcomes with their probabilities, else every legal action alike."""
     if state.is_chance_node():
         return list(state.chance_outcomes())
     actions = state.legal_actions()
