@@ -333,6 +333,18 @@ cdef class VolleyCore:
         copy._history = list(self._history)
         return copy
 
+    def __reduce__(self):
+        """Pickles as the game, the position's fields and the history, so a
+        state can cross to another process (e.g. an AI worker); the rules
+        tables are rebuilt from the game's options."""
+        cdef Position* p = &self._pos
+        fields = (
+            p.pieces[0], p.pieces[1], p.scores[0], p.scores[1], p.phase, p.to_move,
+            p.server, p.hitter, p.placed, p.landing, p.dice, p.hits, p.once, p.done,
+            p.movers, p.rng,
+        )
+        return (_restore, (type(self), self._game, fields, list(self._history)))
+
     def _assign(self, VolleyCore other):
         """Makes this state a copy of ``other`` (same game): for atomic turns."""
         self._pos = other._pos
@@ -420,3 +432,18 @@ cdef class VolleyCore:
                 length = random_game(&self._rules, &p)
             out.append((0 if p.scores[0] > p.scores[1] else 1, length))
         return out
+
+
+def _restore(cls, game, tuple fields, list history):
+    """Rebuilds a pickled state (see VolleyCore.__reduce__)."""
+    cdef VolleyCore state = cls.__new__(cls)
+    cdef Position* p = &state._pos
+    state._game = game
+    state._history = list(history)
+    init_rules(&state._rules, game.height, game.big_leagues, game.underdog_boost)
+    (
+        p.pieces[0], p.pieces[1], p.scores[0], p.scores[1], p.phase, p.to_move,
+        p.server, p.hitter, p.placed, p.landing, p.dice, p.hits, p.once, p.done,
+        p.movers, p.rng,
+    ) = fields
+    return state

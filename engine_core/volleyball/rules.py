@@ -76,6 +76,10 @@ class VolleyballGame:
             "seed": self.seed,
         }
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its options: the compiled analysis tables do not pickle.
+        return (VolleyballGame, tuple(self.options().values()))
+
     def new_initial_state(self) -> VolleyballState:
         state = VolleyballState()
         seed = secrets.randbits(64) if self.seed is None else self.seed

@@ -235,6 +235,16 @@ class VoltaState:
         state.world = self.world.copy()
         return state
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles as the game, the score, the player to flick, the history and
+        the steeds' poses: between flicks everything is at rest with the
+        riders seated, so that is the whole state."""
+        poses = tuple(self.world.steed(seat)[:3] for seat in range(NUM_PLAYERS))
+        return (
+            _restore,
+            (self.game, tuple(self.scores), self._player, tuple(self._history), poses),
+        )
+
     def history(self) -> list[Flick]:
         return list(self._history)
 
@@ -258,6 +268,24 @@ class VoltaState:
     def __repr__(self) -> str:
         score = f"{self.scores[0]}-{self.scores[1]}"
         return f"<{self.game!r} score {score} after {len(self._history)} flicks>"
+
+
+def _restore(
+    game: VoltaGame,
+    scores: tuple[int, int],
+    player: int,
+    history: tuple[Flick, ...],
+    poses: tuple[tuple[float, float, float], ...],
+) -> VoltaState:
+    """Rebuilds a pickled state (see VoltaState.__reduce__)."""
+    state = VoltaState(game)
+    state.scores = list(scores)
+    state._player = player
+    state._history = list(history)
+    state._equip()  # the riders' marbles depend on the score (swaps)
+    for seat, (x, y, angle) in enumerate(poses):
+        state.world.set_steed(seat, x, y, angle)
+    return state
 
 
 register_game("volta", VoltaGame)

@@ -3,6 +3,8 @@ atomic turns, seeded dice, the drawing."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import pytest
@@ -193,3 +195,29 @@ def test_the_drawing_shows_both_sides_the_net_the_ball_scores_and_turn() -> None
     assert str(over).splitlines()[-1] == "game over"
     assert repr(state).startswith("<load_game('volleyball'")
     assert "dice 3,5]>" in repr(state)
+
+
+@pytest.mark.parametrize("options", [{}, {"big_leagues": True, "underdog_boost": True}])
+def test_states_pickle_for_worker_processes(options: dict[str, bool]) -> None:
+    """A state crosses to another process (an AI worker) by pickle: same
+    position, history, legal actions and dice stream."""
+    game = engine_core.load_game("volleyball", seed=9, **options)
+    state = game.new_initial_state()
+    rng = random.Random(9)
+    while state.phase() != "receive":
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance_outcome())
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert type(twin) is type(state)
+        assert twin.history() == state.history()
+        assert str(twin) == str(state)
+        assert twin.legal_actions() == state.legal_actions()
+        assert twin.intercept_plan() == state.intercept_plan()
+        assert twin.game.options() == game.options()
+        end = state.clone()
+        end.apply_action(act.END)
+        twin.apply_action(act.END)
+        if end.is_chance_node():
+            assert twin.sample_chance_outcome() == end.sample_chance_outcome()

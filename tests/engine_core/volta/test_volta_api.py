@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import random
 from typing import Any
 
@@ -245,3 +247,24 @@ def test_time_cap_ends_a_flick_and_says_so() -> None:
     assert w.time == pytest.approx(0.02)
     assert frames is not None
     assert frames[-1][0] == w.time
+
+
+def test_states_pickle_for_worker_processes() -> None:
+    """A state crosses to another process (an AI worker) by pickle and plays
+    on bit-identically: same score, history, poses and next flicks."""
+    game = engine_core.load_game("volta", swap_every=5, rider_masses=(0.005, 0.008))
+    state = game.new_initial_state()
+    rng = random.Random(4)
+    for _ in range(12):
+        state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.0, 0.02)))
+    for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert twin.history() == state.history()
+        assert twin.scores == state.scores
+        assert twin.current_player() == state.current_player()
+        assert str(twin) == str(state)
+        for seat in (0, 1):
+            assert twin.world.steed(seat) == state.world.steed(seat)
+            assert twin.rider_mass(seat) == state.rider_mass(seat)
+        original = state.clone()
+        for flick in state.sample_actions(5, random.Random(1)):
+            assert twin.apply_flick(flick) == original.apply_flick(flick)
