@@ -6,7 +6,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 BUILD_INPUTS := pyproject.toml setup.py $(shell find engine_core -name '*.pyx' -o -name '*.pxd' 2>/dev/null)
 
-.PHONY: run test lint bench clean
+BUF := npx --yes @bufbuild/buf@1.75.0
+
+.PHONY: run test lint protos bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +34,13 @@ lint: $(VENV)/.stamp-install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	cd protos && $(BUF) lint
+
+# Regenerates the Python code beside the .proto files (commit the result; a
+# test fails when it drifts).
+protos: $(VENV)/.stamp-install
+	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=protos --pyi_out=protos \
+		--grpc_python_out=protos protos/meeple/v1/*.proto
 
 $(VENV)/.stamp-bench: $(VENV)/.stamp-install
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -1,13 +1,15 @@
-"""Builds the Cython cores: every engine_core/**/_*.pyx becomes an extension module.
+"""Builds the Cython cores (every engine_core/**/_*.pyx becomes an extension
+module, its C generated into build/cython, never into the source tree) and
+lists the packages: engine_core, ai, services, and the generated API package
+``meeple`` whose sources sit beside their .proto files in protos/meeple.
 
-Everything else about the package lives in pyproject.toml. The generated C
-files go to build/cython, never into the source tree.
+Everything else about the package lives in pyproject.toml.
 """
 
 from pathlib import Path
 
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 HERE = Path(__file__).parent
 
@@ -36,4 +38,8 @@ def cython_extensions() -> list[Extension]:
     )
 
 
-setup(ext_modules=cython_extensions())
+setup(
+    ext_modules=cython_extensions(),
+    packages=find_packages(include=["engine_core*", "ai*", "services*"]) + find_packages("protos"),
+    package_dir={"meeple": "protos/meeple"},
+)

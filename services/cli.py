@@ -134,5 +134,36 @@ def _tournament_table(result: TournamentResult) -> Table:
     return table
 
 
+SERVABLE = ("rules", "ai")
+
+
+@app.command()
+def serve(
+    service_name: Annotated[str, typer.Argument(metavar="SERVICE", help="rules or ai.")],
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
+    workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
+) -> None:
+    """Runs one service (with health and reflection) until SIGTERM or Ctrl-C."""
+    import asyncio
+
+    from services import ai_service, rules_service
+    from services.server import build_server, serve_until_signalled
+
+    if service_name not in SERVABLE:
+        raise typer.BadParameter(f"choose one of {', '.join(SERVABLE)}", param_hint="SERVICE")
+
+    async def run() -> None:
+        service = (
+            rules_service.service() if service_name == "rules" else ai_service.service(workers)
+        )
+        server, bound = build_server([service], f"{host}:{port}")
+        await serve_until_signalled(
+            server, lambda: console.print(f"{service.name} listening on {host}:{bound}")
+        )
+
+    asyncio.run(run())
+
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,1 @@
+"""meeple's public gRPC API: the messages and stubs generated from protos/."""

@@ -1,0 +1,50 @@
+"""The AIService servicer. A bot thinks in a worker process, so a long think
+never blocks the server's event loop (nor, through the GIL, other calls)."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+import grpc
+from meeple.v1 import ai_service_pb2 as ai
+from meeple.v1 import ai_service_pb2_grpc as ai_grpc
+from meeple.v1 import game_pb2 as pb
+
+from services.ai_service.worker import check_spec, suggest
+from services.convert import BadRequest
+from services.server import Service, rpc
+
+
+class AIServicer(ai_grpc.AIServiceServicer):
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+
+    @rpc
+    async def SuggestAction(  # noqa: N802 (gRPC method names)
+        self, request: ai.SuggestActionRequest, context: grpc.aio.ServicerContext
+    ) -> ai.SuggestActionResponse:
+        if not request.bot_spec:
+            raise BadRequest("bot_spec: name a bot or a level, e.g. 'hard'")
+        check_spec(request.bot_spec)
+        loop = asyncio.get_running_loop()
+        action_bytes, seconds = await loop.run_in_executor(
+            self.executor,
+            suggest,
+            request.record.SerializeToString(),
+            request.bot_spec,
+            request.seed,
+        )
+        return ai.SuggestActionResponse(
+            action=pb.ActionInfo.FromString(action_bytes), think_seconds=seconds
+        )
+
+
+def service(workers: int = 1) -> Service:
+    return Service(
+        ai.DESCRIPTOR.services_by_name["AIService"].full_name,
+        # Spawned, not forked: a fork of a process running gRPC threads is unsafe.
+        AIServicer(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))),
+        ai_grpc.add_AIServiceServicer_to_server,
+    )

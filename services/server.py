@@ -1,0 +1,115 @@
+"""What every meeple server shares: the exception-to-status mapping, health,
+reflection, message-size limits, startup and graceful shutdown on SIGTERM.
+Each service adds only its servicer (see ``SERVICES``)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from engine_core import IllegalAction, MalformedAction
+from services.convert import BadRequest
+
+log = logging.getLogger("meeple.server")
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+GRACE_SECONDS = 5.0
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+Handler = Callable[[Any, Request, grpc.aio.ServicerContext], Awaitable[Response]]
+
+
+def status_of(error: Exception) -> grpc.StatusCode:
+    """The status a client can act on (DESIGN.md): malformed input is
+    INVALID_ARGUMENT, an action the rules refuse FAILED_PRECONDITION."""
+    if isinstance(error, BadRequest | MalformedAction):
+        return grpc.StatusCode.INVALID_ARGUMENT
+    if isinstance(error, IllegalAction):
+        return grpc.StatusCode.FAILED_PRECONDITION
+    return grpc.StatusCode.INTERNAL
+
+
+def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
+    """Wraps a servicer method: known errors become their status with the
+    reason as details; anything else is logged and becomes INTERNAL without
+    leaking internals."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Request, context: grpc.aio.ServicerContext) -> Response:
+        try:
+            return await method(self, request, context)
+        except (BadRequest, IllegalAction) as error:
+            await context.abort(status_of(error), str(error))
+        except Exception:
+            log.exception("%s failed", method.__qualname__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        raise AssertionError("context.abort returned")  # pragma: no cover
+
+    return wrapper
+
+
+@dataclass(frozen=True)
+class Service:
+    """A servicer and how to register it."""
+
+    name: str  # the full name, e.g. "meeple.v1.RulesService"
+    servicer: Any
+    register: Callable[[Any, grpc.aio.Server], None]
+
+
+def build_server(services: Sequence[Service], address: str) -> tuple[grpc.aio.Server, int]:
+    """A server with ``services``, health (each service SERVING) and
+    reflection, listening on ``address`` (port 0 picks a free one); returns
+    it (not started) and the port."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ]
+    )
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = [service.name for service in services]
+    for service in services:
+        service.register(service.servicer, server)
+    reflection.enable_server_reflection(
+        [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    server.health = health_servicer  # type: ignore[attr-defined]
+    server.service_names = names  # type: ignore[attr-defined]
+    return server, port
+
+
+async def start(server: grpc.aio.Server) -> None:
+    """Starts ``server`` and marks its services SERVING."""
+    await server.start()
+    health_servicer = server.health  # type: ignore[attr-defined]
+    for name in ["", *server.service_names]:  # type: ignore[attr-defined]
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+
+async def serve_until_signalled(server: grpc.aio.Server, on_ready: Callable[[], None]) -> None:
+    """Runs ``server`` until SIGTERM or SIGINT, then stops it gracefully:
+    health goes NOT_SERVING, in-flight calls get GRACE_SECONDS to finish."""
+    await start(server)
+    on_ready()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.health.enter_graceful_shutdown()  # type: ignore[attr-defined]
+    await server.stop(GRACE_SECONDS)
