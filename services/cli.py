@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -134,35 +135,44 @@ def _tournament_table(result: TournamentResult) -> Table:
     return table
 
 
-SERVABLE = ("rules", "ai")
+async def _run_app(address: str, workers: int, services: tuple[str, ...], label: str) -> None:
+    from services.app import App
+    from services.server import wait_for_signal
+
+    app_ = App(address, workers, services=services)
+    port = await app_.start()
+    host = address.rsplit(":", 1)[0]
+    console.print(f"meeple {label} listening on {host}:{port} (Ctrl-C or SIGTERM stops)")
+    await wait_for_signal()
+    console.print("shutting down")
+    await app_.stop()
 
 
 @app.command()
-def serve(
-    service_name: Annotated[str, typer.Argument(metavar="SERVICE", help="rules or ai.")],
+def up(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
     workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
 ) -> None:
-    """Runs one service (with health and reflection) until SIGTERM or Ctrl-C."""
-    import asyncio
+    """Runs every service in one process on one port, coordination in memory."""
+    from services.app import SERVICE_NAMES
 
-    from services import ai_service, rules_service
-    from services.server import build_server, serve_until_signalled
+    asyncio.run(_run_app(f"{host}:{port}", workers, SERVICE_NAMES, "rules, AI and match services"))
 
-    if service_name not in SERVABLE:
-        raise typer.BadParameter(f"choose one of {', '.join(SERVABLE)}", param_hint="SERVICE")
 
-    async def run() -> None:
-        service = (
-            rules_service.service() if service_name == "rules" else ai_service.service(workers)
-        )
-        server, bound = build_server([service], f"{host}:{port}")
-        await serve_until_signalled(
-            server, lambda: console.print(f"{service.name} listening on {host}:{bound}")
-        )
+@app.command()
+def serve(
+    service_name: Annotated[str, typer.Argument(metavar="SERVICE", help="rules, ai or match.")],
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
+    workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
+) -> None:
+    """Runs one service (with health and reflection); match brings its bot workers."""
+    from services.app import SERVICE_NAMES
 
-    asyncio.run(run())
+    if service_name not in SERVICE_NAMES:
+        raise typer.BadParameter(f"choose one of {', '.join(SERVICE_NAMES)}", param_hint="SERVICE")
+    asyncio.run(_run_app(f"{host}:{port}", workers, (service_name,), f"{service_name} service"))
 
 
 if __name__ == "__main__":

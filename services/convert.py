@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from meeple.v1 import game_pb2 as pb
+from meeple.v1 import rules_service_pb2 as rules
 
 import engine_core
 from engine_core import Game, IllegalAction, MalformedAction, State
 from engine_core.rolit import PASS
 from engine_core.volta import Flick
+from services.errors import BadRequest
 
 MAX_HISTORY = 100_000  # actions in a record; far beyond any real game
 
@@ -35,10 +37,6 @@ DENTS = {
     pb.DENT_SIZE_LARGE: "large",
     pb.DENT_SIZE_SMALL: "small",
 }
-
-
-class BadRequest(ValueError):
-    """A malformed request: the client must change it (INVALID_ARGUMENT)."""
 
 
 def game_from_config(config: pb.GameConfig) -> Game:
@@ -212,14 +210,23 @@ def replay(record: pb.GameRecord) -> State:
     return state
 
 
-def apply_all(state: State, messages: Any) -> tuple[State, list[pb.ActionInfo]]:
-    """A copy of ``state`` with every message applied, and the applied
-    actions; an illegal one raises (IllegalAction naming its index) and
-    ``state`` is untouched."""
+class Step(NamedTuple):
+    """One applied action: the state before it, the engine's action, and the
+    action as a message with its notation."""
+
+    before: State
+    action: Any
+    info: pb.ActionInfo
+
+
+def apply_all(state: State, messages: Any) -> tuple[State, list[Step]]:
+    """A copy of ``state`` with every message applied, and the steps; an
+    illegal one raises (naming its index) and ``state`` is untouched."""
     after = state.clone()
-    applied = []
+    steps = []
     for index, message in enumerate(messages):
         action = action_from_proto(after, message)
+        before = after.clone()
         try:
             after.apply_action(action)
         except MalformedAction as error:
@@ -227,8 +234,34 @@ def apply_all(state: State, messages: Any) -> tuple[State, list[pb.ActionInfo]]:
         except IllegalAction as error:
             notation = after.action_to_string(action)
             raise IllegalAction(f"actions[{index}] {notation}: {error}") from None
-        applied.append(action_to_proto(after, action))
-    return after, applied
+        steps.append(Step(before, action, action_to_proto(before, action)))
+    return after, steps
+
+
+def flick_result_to_proto(result: Any) -> rules.SimulateFlickResponse:
+    """A Volta FlickResult (frames, events, who scores) as a message."""
+    response = rules.SimulateFlickResponse(
+        point_to=-1 if result.point_to is None else result.point_to,
+        duration_s=result.duration,
+    )
+    for frame in result.frames:
+        steeds = [
+            rules.SteedPose(
+                x_m=pose.x,
+                y_m=pose.y,
+                angle_rad=pose.angle,
+                on_arena=pose.on_arena,
+                rider_x_m=pose.rider_x,
+                rider_y_m=pose.rider_y,
+                rider=pose.rider,
+            )
+            for pose in frame.steeds
+        ]
+        response.frames.append(rules.Frame(time_s=frame.time, steeds=steeds))
+    for event in result.events:
+        seat = -1 if event.seat is None else event.seat
+        response.events.append(rules.FlickEvent(time_s=event.time, kind=event.kind, seat=seat))
+    return response
 
 
 def record_of(state: State) -> pb.GameRecord:

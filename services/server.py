@@ -8,7 +8,7 @@ import asyncio
 import functools
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -16,8 +16,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from engine_core import IllegalAction, MalformedAction
-from services.convert import BadRequest
+from services.errors import KNOWN, status_of
 
 log = logging.getLogger("meeple.server")
 
@@ -29,16 +28,6 @@ Response = TypeVar("Response")
 Handler = Callable[[Any, Request, grpc.aio.ServicerContext], Awaitable[Response]]
 
 
-def status_of(error: Exception) -> grpc.StatusCode:
-    """The status a client can act on (DESIGN.md): malformed input is
-    INVALID_ARGUMENT, an action the rules refuse FAILED_PRECONDITION."""
-    if isinstance(error, BadRequest | MalformedAction):
-        return grpc.StatusCode.INVALID_ARGUMENT
-    if isinstance(error, IllegalAction):
-        return grpc.StatusCode.FAILED_PRECONDITION
-    return grpc.StatusCode.INTERNAL
-
-
 def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     """Wraps a servicer method: known errors become their status with the
     reason as details; anything else is logged and becomes INTERNAL without
@@ -48,12 +37,33 @@ def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     async def wrapper(self: Any, request: Request, context: grpc.aio.ServicerContext) -> Response:
         try:
             return await method(self, request, context)
-        except (BadRequest, IllegalAction) as error:
+        except KNOWN as error:
             await context.abort(status_of(error), str(error))
         except Exception:
             log.exception("%s failed", method.__qualname__)
             await context.abort(grpc.StatusCode.INTERNAL, "internal error")
         raise AssertionError("context.abort returned")  # pragma: no cover
+
+    return wrapper
+
+
+def rpc_stream(
+    method: Callable[[Any, Request, grpc.aio.ServicerContext], AsyncIterator[Response]],
+) -> Callable[[Any, Request, grpc.aio.ServicerContext], AsyncIterator[Response]]:
+    """``rpc`` for server-streaming methods (async generators)."""
+
+    @functools.wraps(method)
+    async def wrapper(
+        self: Any, request: Request, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Response]:
+        try:
+            async for response in method(self, request, context):
+                yield response
+        except KNOWN as error:
+            await context.abort(status_of(error), str(error))
+        except Exception:
+            log.exception("%s failed", method.__qualname__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
 
     return wrapper
 
@@ -101,15 +111,10 @@ async def start(server: grpc.aio.Server) -> None:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
 
 
-async def serve_until_signalled(server: grpc.aio.Server, on_ready: Callable[[], None]) -> None:
-    """Runs ``server`` until SIGTERM or SIGINT, then stops it gracefully:
-    health goes NOT_SERVING, in-flight calls get GRACE_SECONDS to finish."""
-    await start(server)
-    on_ready()
+async def wait_for_signal() -> None:
+    """Returns on SIGTERM or SIGINT (Ctrl-C)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    await server.health.enter_graceful_shutdown()  # type: ignore[attr-defined]
-    await server.stop(GRACE_SECONDS)

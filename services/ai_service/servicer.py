@@ -4,8 +4,7 @@ never blocks the server's event loop (nor, through the GIL, other calls)."""
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 
 import grpc
 from meeple.v1 import ai_service_pb2 as ai
@@ -13,7 +12,7 @@ from meeple.v1 import ai_service_pb2_grpc as ai_grpc
 from meeple.v1 import game_pb2 as pb
 
 from services.ai_service.worker import check_spec, suggest
-from services.convert import BadRequest
+from services.errors import BadRequest
 from services.server import Service, rpc
 
 
@@ -41,10 +40,10 @@ class AIServicer(ai_grpc.AIServiceServicer):
         )
 
 
-def service(workers: int = 1) -> Service:
+def service(executor: Executor) -> Service:
+    """The service, thinking in ``executor`` (a process pool: see services.app)."""
     return Service(
         ai.DESCRIPTOR.services_by_name["AIService"].full_name,
-        # Spawned, not forked: a fork of a process running gRPC threads is unsafe.
-        AIServicer(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))),
+        AIServicer(executor),
         ai_grpc.add_AIServiceServicer_to_server,
     )

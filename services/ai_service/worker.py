@@ -11,7 +11,8 @@ from meeple.v1 import game_pb2 as pb
 
 from ai.bots import BotSpec, make_bot
 from engine_core import IllegalAction
-from services.convert import BadRequest, action_to_proto, replay
+from services.convert import action_to_proto, replay
+from services.errors import BadRequest
 
 # The most a client may ask of a bot in one call; a bigger budget would let
 # one request occupy a worker for minutes.

@@ -8,15 +8,16 @@ from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 from services.convert import (
-    BadRequest,
     action_to_proto,
     apply_all,
     flick_from_proto,
+    flick_result_to_proto,
     game_from_config,
     record_of,
     replay,
     view_of,
 )
+from services.errors import BadRequest
 from services.server import Service, rpc
 
 MAX_ACTIONS_PER_CALL = 64  # a whole turn is a handful; this bounds the work
@@ -68,7 +69,8 @@ class RulesServicer(rules_grpc.RulesServiceServicer):
         if len(request.actions) > MAX_ACTIONS_PER_CALL:
             raise BadRequest(f"actions: at most {MAX_ACTIONS_PER_CALL} in one call")
         state = replay(request.record)
-        after, applied = apply_all(state, request.actions)
+        after, steps = apply_all(state, request.actions)
+        applied = [step.info for step in steps]
         record = pb.GameRecord(
             config=request.record.config,
             history=[*request.record.history, *(info.action for info in applied)],
@@ -83,28 +85,7 @@ class RulesServicer(rules_grpc.RulesServiceServicer):
         if state.game.name != "volta":  # type: ignore[attr-defined]
             raise BadRequest(f"SimulateFlick is for Volta, not {state.game.name}")  # type: ignore[attr-defined]
         result = state.simulate(flick_from_proto(request.flick), record=request.record_frames)  # type: ignore[attr-defined]
-        response = rules.SimulateFlickResponse(
-            point_to=-1 if result.point_to is None else result.point_to,
-            duration_s=result.duration,
-        )
-        for frame in result.frames:
-            steeds = [
-                rules.SteedPose(
-                    x_m=pose.x,
-                    y_m=pose.y,
-                    angle_rad=pose.angle,
-                    on_arena=pose.on_arena,
-                    rider_x_m=pose.rider_x,
-                    rider_y_m=pose.rider_y,
-                    rider=pose.rider,
-                )
-                for pose in frame.steeds
-            ]
-            response.frames.append(rules.Frame(time_s=frame.time, steeds=steeds))
-        for event in result.events:
-            seat = -1 if event.seat is None else event.seat
-            response.events.append(rules.FlickEvent(time_s=event.time, kind=event.kind, seat=seat))
-        return response
+        return flick_result_to_proto(result)
 
 
 def service() -> Service:

@@ -1,5 +1,6 @@
-"""A real gRPC server on a free port, in a background event loop, for the
-service tests; clients talk to it over a real channel."""
+"""The all-in-one server (rules, AI and match services, in-memory
+coordination, bot workers) on a free port, in a background event loop; the
+service tests talk to it over a real gRPC channel."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from services import ai_service, rules_service
-from services.server import build_server, start
+from services.app import App
 
 
 @pytest.fixture(scope="session")
@@ -19,16 +19,10 @@ def channel() -> Iterator[grpc.Channel]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-
-    async def boot() -> tuple[grpc.aio.Server, int]:
-        services = [rules_service.service(), ai_service.service(workers=1)]
-        server, port = build_server(services, "127.0.0.1:0")
-        await start(server)
-        return server, port
-
-    server, port = asyncio.run_coroutine_threadsafe(boot(), loop).result(timeout=30)
+    app = App("127.0.0.1:0", workers=2)
+    port = asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
     with grpc.insecure_channel(f"127.0.0.1:{port}") as client:
         yield client
-    asyncio.run_coroutine_threadsafe(server.stop(None), loop).result(timeout=30)
+    asyncio.run_coroutine_threadsafe(app.stop(grace=1.0), loop).result(timeout=60)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(timeout=10)

@@ -1,0 +1,180 @@
+from meeple.v1 import game_pb2 as _game_pb2
+from meeple.v1 import rules_service_pb2 as _rules_service_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SeatKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEAT_KIND_UNSPECIFIED: _ClassVar[SeatKind]
+    SEAT_KIND_HUMAN: _ClassVar[SeatKind]
+    SEAT_KIND_BOT: _ClassVar[SeatKind]
+
+class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_STATUS_UNSPECIFIED: _ClassVar[MatchStatus]
+    MATCH_STATUS_WAITING: _ClassVar[MatchStatus]
+    MATCH_STATUS_PLAYING: _ClassVar[MatchStatus]
+    MATCH_STATUS_FINISHED: _ClassVar[MatchStatus]
+SEAT_KIND_UNSPECIFIED: SeatKind
+SEAT_KIND_HUMAN: SeatKind
+SEAT_KIND_BOT: SeatKind
+MATCH_STATUS_UNSPECIFIED: MatchStatus
+MATCH_STATUS_WAITING: MatchStatus
+MATCH_STATUS_PLAYING: MatchStatus
+MATCH_STATUS_FINISHED: MatchStatus
+
+class SeatConfig(_message.Message):
+    __slots__ = ("kind", "bot_spec")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BOT_SPEC_FIELD_NUMBER: _ClassVar[int]
+    kind: SeatKind
+    bot_spec: str
+    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ...) -> None: ...
+
+class Seat(_message.Message):
+    __slots__ = ("index", "kind", "bot_spec", "joined")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BOT_SPEC_FIELD_NUMBER: _ClassVar[int]
+    JOINED_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    kind: SeatKind
+    bot_spec: str
+    joined: bool
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ..., joined: _Optional[bool] = ...) -> None: ...
+
+class Match(_message.Message):
+    __slots__ = ("match_id", "config", "seats", "status", "view", "resigned_seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    RESIGNED_SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    config: _game_pb2.GameConfig
+    seats: _containers.RepeatedCompositeFieldContainer[Seat]
+    status: MatchStatus
+    view: _game_pb2.GameView
+    resigned_seat: int
+    def __init__(self, match_id: _Optional[str] = ..., config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., resigned_seat: _Optional[int] = ...) -> None: ...
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("config", "seats")
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    config: _game_pb2.GameConfig
+    seats: _containers.RepeatedCompositeFieldContainer[SeatConfig]
+    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatConfig, _Mapping]]] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match",)
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    match: Match
+    def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ...) -> None: ...
+
+class JoinMatchRequest(_message.Message):
+    __slots__ = ("match_id", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinMatchResponse(_message.Message):
+    __slots__ = ("seat", "seat_token", "match")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    seat_token: str
+    match: Match
+    def __init__(self, seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., match: _Optional[_Union[Match, _Mapping]] = ...) -> None: ...
+
+class SubmitActionRequest(_message.Message):
+    __slots__ = ("match_id", "expected_ply", "actions")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_PLY_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    expected_ply: int
+    actions: _containers.RepeatedCompositeFieldContainer[_game_pb2.Action]
+    def __init__(self, match_id: _Optional[str] = ..., expected_ply: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[_game_pb2.Action, _Mapping]]] = ...) -> None: ...
+
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("match", "applied")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    match: Match
+    applied: _containers.RepeatedCompositeFieldContainer[_game_pb2.ActionInfo]
+    def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ..., applied: _Optional[_Iterable[_Union[_game_pb2.ActionInfo, _Mapping]]] = ...) -> None: ...
+
+class GetMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetMatchResponse(_message.Message):
+    __slots__ = ("match", "record")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    match: Match
+    record: _game_pb2.GameRecord
+    def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ..., record: _Optional[_Union[_game_pb2.GameRecord, _Mapping]] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id", "from_ply")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_PLY_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    from_ply: int
+    def __init__(self, match_id: _Optional[str] = ..., from_ply: _Optional[int] = ...) -> None: ...
+
+class ActionPlayed(_message.Message):
+    __slots__ = ("seat", "action", "flick")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FLICK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    action: _game_pb2.ActionInfo
+    flick: _rules_service_pb2.SimulateFlickResponse
+    def __init__(self, seat: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.ActionInfo, _Mapping]] = ..., flick: _Optional[_Union[_rules_service_pb2.SimulateFlickResponse, _Mapping]] = ...) -> None: ...
+
+class MatchEnded(_message.Message):
+    __slots__ = ("returns", "resigned_seat")
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    RESIGNED_SEAT_FIELD_NUMBER: _ClassVar[int]
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    resigned_seat: int
+    def __init__(self, returns: _Optional[_Iterable[float]] = ..., resigned_seat: _Optional[int] = ...) -> None: ...
+
+class WatchMatchResponse(_message.Message):
+    __slots__ = ("ply", "action", "ended", "view")
+    PLY_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    ENDED_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    ply: int
+    action: ActionPlayed
+    ended: MatchEnded
+    view: _game_pb2.GameView
+    def __init__(self, ply: _Optional[int] = ..., action: _Optional[_Union[ActionPlayed, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class ResignRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class ResignResponse(_message.Message):
+    __slots__ = ("match",)
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    match: Match
+    def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ...) -> None: ...
