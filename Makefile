@@ -20,8 +20,9 @@ $(VENV)/.stamp-install: $(BIN)/python $(BUILD_INPUTS)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The main job: every service on one port (gRPC 50051, metrics 9464) until Ctrl-C.
 run: $(VENV)/.stamp-install
-	$(BIN)/meeple demo --seed 7
+	$(BIN)/meeple up
 
 # pytest exits 5 when it collected no tests (make would turn that into its own
 # exit 2): say so loudly and pass, so a filtered run is not mistaken for a crash.

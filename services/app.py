@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from wsgiref.simple_server import WSGIServer
 
 import grpc
 
 from services import ai_service, match_service, rules_service
 from services.coordination import Coordination, MemoryCoordination
+from services.metrics import serve_metrics
 from services.server import GRACE_SECONDS, build_server, start
 
 SERVICE_NAMES = ("rules", "ai", "match")
@@ -28,6 +30,7 @@ class App:
         workers: int = 1,
         coordination: Coordination | None = None,
         services: tuple[str, ...] = SERVICE_NAMES,
+        metrics_port: int | None = None,
     ) -> None:
         unknown = set(services) - set(SERVICE_NAMES)
         if unknown or not services:
@@ -35,6 +38,7 @@ class App:
         self.address = address
         self.workers = workers
         self.services = services
+        self.metrics_port = metrics_port
         self.coordination = coordination or MemoryCoordination()
         # Spawned, not forked: a fork of a process running gRPC threads is unsafe.
         self.executor = ProcessPoolExecutor(
@@ -44,6 +48,7 @@ class App:
         self.port = 0
         self._stop_bots = asyncio.Event()
         self._bots: list[asyncio.Task[None]] = []
+        self._metrics: WSGIServer | None = None
 
     async def start(self) -> int:
         makers = {
@@ -55,6 +60,9 @@ class App:
             [makers[name]() for name in self.services], self.address
         )
         await start(self.server)
+        if self.metrics_port is not None:
+            self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)
+            self.metrics_port = self._metrics.server_port
         if "match" in self.services:
             self._bots = [
                 asyncio.create_task(
@@ -68,6 +76,8 @@ class App:
         if self.server is not None:
             await self.server.health.enter_graceful_shutdown()  # type: ignore[attr-defined]
             await self.server.stop(grace)
+        if self._metrics is not None:
+            self._metrics.shutdown()
         self._stop_bots.set()
         await asyncio.gather(*self._bots)
         self.executor.shutdown(wait=True, cancel_futures=True)

@@ -135,14 +135,17 @@ def _tournament_table(result: TournamentResult) -> Table:
     return table
 
 
-async def _run_app(address: str, workers: int, services: tuple[str, ...], label: str) -> None:
+async def _run_app(
+    address: str, workers: int, services: tuple[str, ...], label: str, metrics_port: int
+) -> None:
     from services.app import App
     from services.server import wait_for_signal
 
-    app_ = App(address, workers, services=services)
+    app_ = App(address, workers, services=services, metrics_port=metrics_port)
     port = await app_.start()
     host = address.rsplit(":", 1)[0]
     console.print(f"meeple {label} listening on {host}:{port} (Ctrl-C or SIGTERM stops)")
+    console.print(f"metrics: http://{host}:{app_.metrics_port}/metrics")
     await wait_for_signal()
     console.print("shutting down")
     await app_.stop()
@@ -153,11 +156,13 @@ def up(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
     workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
+    metrics_port: Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")] = 9464,
 ) -> None:
     """Runs every service in one process on one port, coordination in memory."""
     from services.app import SERVICE_NAMES
 
-    asyncio.run(_run_app(f"{host}:{port}", workers, SERVICE_NAMES, "rules, AI and match services"))
+    label = "rules, AI and match services"
+    asyncio.run(_run_app(f"{host}:{port}", workers, SERVICE_NAMES, label, metrics_port))
 
 
 @app.command()
@@ -166,13 +171,15 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
     workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
+    metrics_port: Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")] = 9464,
 ) -> None:
     """Runs one service (with health and reflection); match brings its bot workers."""
     from services.app import SERVICE_NAMES
 
     if service_name not in SERVICE_NAMES:
         raise typer.BadParameter(f"choose one of {', '.join(SERVICE_NAMES)}", param_hint="SERVICE")
-    asyncio.run(_run_app(f"{host}:{port}", workers, (service_name,), f"{service_name} service"))
+    label = f"{service_name} service"
+    asyncio.run(_run_app(f"{host}:{port}", workers, (service_name,), label, metrics_port))
 
 
 if __name__ == "__main__":

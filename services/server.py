@@ -5,10 +5,12 @@ Each service adds only its servicer (see ``SERVICES``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -17,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.errors import KNOWN, status_of
+from services.metrics import RPC_HANDLED, RPC_SECONDS
 
 log = logging.getLogger("meeple.server")
 
@@ -28,20 +31,42 @@ Response = TypeVar("Response")
 Handler = Callable[[Any, Request, grpc.aio.ServicerContext], Awaitable[Response]]
 
 
+class Outcome:
+    """The status an RPC ends with (OK unless set)."""
+
+    code = grpc.StatusCode.OK
+
+
+@contextlib.contextmanager
+def measured(kind: str, service: str, method: str) -> Iterator[Outcome]:
+    """Counts the RPC by its final status and times it (services.metrics)."""
+    outcome = Outcome()
+    start = time.perf_counter()
+    try:
+        yield outcome
+    finally:
+        RPC_SECONDS.labels(kind, service, method).observe(time.perf_counter() - start)
+        RPC_HANDLED.labels(kind, service, method, outcome.code.name).inc()
+
+
 def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
-    """Wraps a servicer method: known errors become their status with the
-    reason as details; anything else is logged and becomes INTERNAL without
-    leaking internals."""
+    """Wraps a servicer method (of a servicer with a ``service_name``): known
+    errors become their status with the reason as details; anything else is
+    logged and becomes INTERNAL without leaking internals; every call is
+    counted and timed."""
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Request, context: grpc.aio.ServicerContext) -> Response:
-        try:
-            return await method(self, request, context)
-        except KNOWN as error:
-            await context.abort(status_of(error), str(error))
-        except Exception:
-            log.exception("%s failed", method.__qualname__)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        with measured("unary", self.service_name, method.__name__) as outcome:
+            try:
+                return await method(self, request, context)
+            except KNOWN as error:
+                outcome.code = status_of(error)
+                await context.abort(outcome.code, str(error))
+            except Exception:
+                log.exception("%s failed", method.__qualname__)
+                outcome.code = grpc.StatusCode.INTERNAL
+                await context.abort(outcome.code, "internal error")
         raise AssertionError("context.abort returned")  # pragma: no cover
 
     return wrapper
@@ -56,14 +81,20 @@ def rpc_stream(
     async def wrapper(
         self: Any, request: Request, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Response]:
-        try:
-            async for response in method(self, request, context):
-                yield response
-        except KNOWN as error:
-            await context.abort(status_of(error), str(error))
-        except Exception:
-            log.exception("%s failed", method.__qualname__)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        with measured("server_stream", self.service_name, method.__name__) as outcome:
+            try:
+                async for response in method(self, request, context):
+                    yield response
+            except asyncio.CancelledError:
+                outcome.code = grpc.StatusCode.CANCELLED  # the client went away
+                raise
+            except KNOWN as error:
+                outcome.code = status_of(error)
+                await context.abort(outcome.code, str(error))
+            except Exception:
+                log.exception("%s failed", method.__qualname__)
+                outcome.code = grpc.StatusCode.INTERNAL
+                await context.abort(outcome.code, "internal error")
 
     return wrapper
 

@@ -11,12 +11,16 @@ from meeple.v1 import ai_service_pb2 as ai
 from meeple.v1 import ai_service_pb2_grpc as ai_grpc
 from meeple.v1 import game_pb2 as pb
 
+from services import convert
 from services.ai_service.worker import check_spec, suggest
 from services.errors import BadRequest
+from services.metrics import AI_THINK_SECONDS, bot_label
 from services.server import Service, rpc
 
 
 class AIServicer(ai_grpc.AIServiceServicer):
+    service_name = "meeple.v1.AIService"
+
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
 
@@ -35,6 +39,8 @@ class AIServicer(ai_grpc.AIServiceServicer):
             request.bot_spec,
             request.seed,
         )
+        game = convert.game_from_config(request.record.config).name
+        AI_THINK_SECONDS.labels(game, bot_label(request.bot_spec)).observe(seconds)
         return ai.SuggestActionResponse(
             action=pb.ActionInfo.FromString(action_bytes), think_seconds=seconds
         )
@@ -43,7 +49,7 @@ class AIServicer(ai_grpc.AIServiceServicer):
 def service(executor: Executor) -> Service:
     """The service, thinking in ``executor`` (a process pool: see services.app)."""
     return Service(
-        ai.DESCRIPTOR.services_by_name["AIService"].full_name,
+        AIServicer.service_name,
         AIServicer(executor),
         ai_grpc.add_AIServiceServicer_to_server,
     )

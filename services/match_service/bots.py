@@ -16,6 +16,7 @@ from services.ai_service.worker import suggest
 from services.coordination import BotJob, Coordination
 from services.errors import Aborted
 from services.match_service.logic import seat_to_act, state_of, submit_action
+from services.metrics import AI_QUEUE_DEPTH, AI_THINK_SECONDS, bot_label
 
 log = logging.getLogger("meeple.bots")
 
@@ -39,9 +40,11 @@ async def play_bot_turn(coordination: Coordination, executor: Executor, job: Bot
         history=[pb.Action.FromString(raw) for raw in data.history],
     )
     loop = asyncio.get_running_loop()
-    action_bytes, _seconds = await loop.run_in_executor(
-        executor, suggest, record.SerializeToString(), data.bot_specs[seat], bot_seed(job)
+    spec = data.bot_specs[seat]
+    action_bytes, seconds = await loop.run_in_executor(
+        executor, suggest, record.SerializeToString(), spec, bot_seed(job)
     )
+    AI_THINK_SECONDS.labels(state.game.name, bot_label(spec)).observe(seconds)  # type: ignore[attr-defined]
     action = pb.ActionInfo.FromString(action_bytes).action
     await submit_action(coordination, job.match_id, seat, None, job.ply, [action])
     return True
@@ -51,6 +54,7 @@ async def run_bots(coordination: Coordination, executor: Executor, stop: asyncio
     """Takes bot jobs until ``stop`` is set. A job is acknowledged once played
     or found stale; one that fails unexpectedly is left for redelivery."""
     while not stop.is_set():
+        AI_QUEUE_DEPTH.set(await coordination.queue_depth())
         pulled = await coordination.pull_job(timeout=0.2)
         if pulled is None:
             continue

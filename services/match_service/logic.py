@@ -34,6 +34,7 @@ from services.convert import (
 )
 from services.coordination import BotJob, Coordination, MatchData
 from services.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 
@@ -139,11 +140,21 @@ async def load(coordination: Coordination, match_id: str) -> MatchData:
     return data
 
 
-async def store(coordination: Coordination, data: MatchData, events: list[bytes]) -> None:
+async def store(
+    coordination: Coordination, data: MatchData, events: list[bytes], state: State
+) -> None:
+    """Compare-and-set of ``data`` (and its events) on its version, where
+    ``state`` is the state after the change. No operation acts on a finished
+    match, so one that is finished now was finished by this change: count it."""
     expected = data.version
     data.version += 1
     if not await coordination.compare_and_set(data, expected, events):
         raise Aborted("the match changed meanwhile: read it again and retry")
+    if data.status == ms.MATCH_STATUS_FINISHED:
+        game = state.game.name  # type: ignore[attr-defined]
+        returns = list(match_message(data, state).view.returns)
+        MATCHES_ACTIVE.labels(game).dec()
+        MATCHES_FINISHED.labels(game, outcome_label(returns, data.resigned_seat >= 0)).inc()
 
 
 # --- the operations ---------------------------------------------------------
@@ -180,6 +191,7 @@ async def create_match(coordination: Coordination, request: ms.CreateMatchReques
     _validate_bots(data, state)
     events = settle(data, state) if data.status == ms.MATCH_STATUS_PLAYING else []
     await coordination.create(data, events)
+    MATCHES_ACTIVE.labels(game.name).inc()
     await queue_bot(coordination, data, state)
     return match_message(data, state)
 
@@ -222,7 +234,7 @@ async def join_match(
     ):
         data.status = ms.MATCH_STATUS_PLAYING
         events = settle(data, state)
-    await store(coordination, data, events)
+    await store(coordination, data, events, state)
     await queue_bot(coordination, data, state)
     return ms.JoinMatchResponse(seat=seat, seat_token=token, match=match_message(data, state))
 
@@ -274,7 +286,7 @@ async def submit_action(
     applied = [step.info for step in steps]
     response = ms.SubmitActionResponse(match=match_message(data, after), applied=applied)
     data.submissions[expected_ply] = (f"{seat}:{digest}", response.SerializeToString())
-    await store(coordination, data, events)
+    await store(coordination, data, events, after)
     await queue_bot(coordination, data, after)
     return response
 
@@ -297,5 +309,5 @@ async def resign(coordination: Coordination, match_id: str, token: str | None) -
     data.resigned_seat = seat
     data.status = ms.MATCH_STATUS_FINISHED
     state = state_of(data)
-    await store(coordination, data, [end_event(data, state)])
+    await store(coordination, data, [end_event(data, state)], state)
     return match_message(data, state)

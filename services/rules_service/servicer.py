@@ -26,6 +26,8 @@ MAX_ACTIONS_PER_CALL = 64  # a whole turn is a handful; this bounds the work
 class RulesServicer(rules_grpc.RulesServiceServicer):
     """Keeps no state: every call replays the record it is given."""
 
+    service_name = "meeple.v1.RulesService"
+
     @rpc
     async def NewGame(  # noqa: N802 (gRPC method names)
         self, request: rules.NewGameRequest, context: grpc.aio.ServicerContext
@@ -90,7 +92,7 @@ class RulesServicer(rules_grpc.RulesServiceServicer):
 
 def service() -> Service:
     return Service(
-        rules.DESCRIPTOR.services_by_name["RulesService"].full_name,
+        RulesServicer.service_name,
         RulesServicer(),
         rules_grpc.add_RulesServiceServicer_to_server,
     )

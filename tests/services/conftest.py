@@ -19,9 +19,10 @@ def channel() -> Iterator[grpc.Channel]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    app = App("127.0.0.1:0", workers=2)
+    app = App("127.0.0.1:0", workers=2, metrics_port=0)
     port = asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
     with grpc.insecure_channel(f"127.0.0.1:{port}") as client:
+        client.metrics_url = f"http://127.0.0.1:{app.metrics_port}/metrics"  # type: ignore[attr-defined]
         yield client
     asyncio.run_coroutine_threadsafe(app.stop(grace=1.0), loop).result(timeout=60)
     loop.call_soon_threadsafe(loop.stop)

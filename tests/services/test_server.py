@@ -20,3 +20,28 @@ def test_reflection_lists_the_services(channel: grpc.Channel) -> None:
     (response,) = list(stub.ServerReflectionInfo(iter([request])))
     names = {service.name for service in response.list_services_response.service}
     assert {"meeple.v1.RulesService", "meeple.v1.AIService", "grpc.health.v1.Health"} <= names
+
+
+def test_metrics_count_rpcs_matches_and_thinking(channel: grpc.Channel) -> None:
+    from urllib.request import urlopen
+
+    from meeple.v1 import game_pb2 as pb
+    from meeple.v1 import match_service_pb2 as ms
+    from meeple.v1 import match_service_pb2_grpc as ms_grpc
+
+    matches = ms_grpc.MatchServiceStub(channel)
+    bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")
+    created = matches.CreateMatch(
+        ms.CreateMatchRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), seats=[bot, bot])
+    ).match
+    list(matches.WatchMatch(ms.WatchMatchRequest(match_id=created.match_id), timeout=60))
+    text = urlopen(channel.metrics_url, timeout=10).read().decode()  # type: ignore[attr-defined]
+    assert (
+        'grpc_server_handled_total{grpc_code="OK",grpc_method="CreateMatch",'
+        'grpc_service="meeple.v1.MatchService",grpc_type="unary"}'
+    ) in text
+    assert "grpc_server_handling_seconds_bucket" in text
+    assert 'meeple_match_finished_total{game="othello",outcome=' in text
+    assert 'meeple_match_active{game="othello"}' in text
+    assert 'meeple_ai_think_seconds_count{bot="random",game="othello"}' in text
+    assert "meeple_ai_queue_depth" in text

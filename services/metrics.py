@@ -1,0 +1,54 @@
+"""Prometheus metrics of every service (DESIGN.md, Metrics). RPC metrics
+keep the well-known grpc_server_handled_total / grpc_server_handling_seconds
+shape so existing dashboards work; the rest are meeple_<subsystem>_<name>."""
+
+from __future__ import annotations
+
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+RPC_HANDLED = Counter(
+    "grpc_server_handled_total",
+    "RPCs completed on the server, by service, method and status code.",
+    ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+)
+RPC_SECONDS = Histogram(
+    "grpc_server_handling_seconds",
+    "Time to handle an RPC on the server, by service and method.",
+    ["grpc_type", "grpc_service", "grpc_method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+MATCHES_ACTIVE = Gauge(
+    "meeple_match_active", "Matches created and not yet finished, by game.", ["game"]
+)
+MATCHES_FINISHED = Counter(
+    "meeple_match_finished_total",
+    "Finished matches, by game and outcome (win, draw, resigned).",
+    ["game", "outcome"],
+)
+AI_THINK_SECONDS = Histogram(
+    "meeple_ai_think_seconds",
+    "Time a bot thought for one decision, by game and algorithm or level.",
+    ["game", "bot"],
+    buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+AI_QUEUE_DEPTH = Gauge("meeple_ai_queue_depth", "Bot turns waiting or in flight.")
+
+
+def bot_label(spec: str) -> str:
+    """The algorithm or level of a spec: bounded, unlike the spec itself."""
+    return spec.split(":", 1)[0].strip().lower() or "default"
+
+
+def outcome_label(returns: list[float], resigned: bool) -> str:
+    if resigned:
+        return "resigned"
+    return "draw" if len(set(returns)) == 1 else "win"
+
+
+def serve_metrics(host: str, port: int) -> WSGIServer:
+    """Serves /metrics over HTTP in a background thread (``server_port`` is
+    the port; ``shutdown()`` stops it)."""
+    server, _thread = start_http_server(port, addr=host)
+    return server
