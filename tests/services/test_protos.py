@@ -11,6 +11,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PROTOS = ROOT / "protos"
 
 
+def generated_files(root: Path) -> list[Path]:
+    """The generated modules and stubs under ``root`` (not bytecode caches)."""
+    return [p for p in root.rglob("*_pb2*") if p.suffix in (".py", ".pyi")]
+
+
 def test_generated_code_matches_the_protos(tmp_path: Path) -> None:
     sources = sorted(str(p.relative_to(PROTOS)) for p in (PROTOS / "meeple/v1").glob("*.proto"))
     assert sources, "no .proto files found"
@@ -25,8 +30,8 @@ def test_generated_code_matches_the_protos(tmp_path: Path) -> None:
         ]
     )
     assert status == 0
-    generated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*_pb2*.py*"))
-    committed = sorted(p.relative_to(PROTOS) for p in PROTOS.rglob("*_pb2*.py*"))
+    generated = sorted(p.relative_to(tmp_path) for p in generated_files(tmp_path))
+    committed = sorted(p.relative_to(PROTOS) for p in generated_files(PROTOS))
     assert generated == committed, "run `make protos` and commit the result"
     for path in generated:
         same = (tmp_path / path).read_bytes() == (PROTOS / path).read_bytes()
