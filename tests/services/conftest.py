@@ -23,6 +23,7 @@ def channel() -> Iterator[grpc.Channel]:
     port = asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
     with grpc.insecure_channel(f"127.0.0.1:{port}") as client:
         client.metrics_url = f"http://127.0.0.1:{app.metrics_port}/metrics"  # type: ignore[attr-defined]
+        client.address = f"127.0.0.1:{port}"  # type: ignore[attr-defined]
         yield client
     asyncio.run_coroutine_threadsafe(app.stop(grace=1.0), loop).result(timeout=60)
     loop.call_soon_threadsafe(loop.stop)

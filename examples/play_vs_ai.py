@@ -1,0 +1,61 @@
+"""Plays a whole game of each kind against a meeple server's AI.
+
+Start a server first (``make run``, or ``.venv/bin/meeple up``), then:
+
+    .venv/bin/python examples/play_vs_ai.py [--address 127.0.0.1:50051] [--game all]
+
+Seat 0 is "ours": it joins like any third-party client, asks the server's
+AIService for a hint at each turn and plays it; the other seats are the
+server's bots. A spectator stream prints every event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+from services.client import MeepleClient
+
+GAMES = {"rolit": 4, "othello": 2, "volleyball": 2, "volta": 2}
+
+
+def play(client: MeepleClient, game: str, bot: str, hint: str) -> list[float]:
+    """Plays ``game`` with seat 0 following ``hint`` against ``bot`` seats;
+    returns the final returns."""
+    match = client.create_match(game, ["human"] + [bot] * (GAMES[game] - 1))
+    seat = client.join(match.match_id, 0)
+    printed: list[str] = []
+
+    def spectate() -> None:
+        for event in client.watch(match.match_id):
+            if event.HasField("action"):
+                who = "dice" if event.action.seat < 0 else f"seat {event.action.seat}"
+                printed.append(f"  {event.ply:4d} {who}: {event.action.action.notation}")
+            else:
+                printed.append(f"  end: returns {list(event.ended.returns)}")
+
+    spectator = threading.Thread(target=spectate)
+    spectator.start()
+    while (turn := client.wait_for_turn(seat)) is not None:
+        action = client.suggest(turn.record, hint, seed=turn.match.view.ply)
+        client.submit(seat, turn.match.view.ply, [action.action])
+    spectator.join()
+    print(f"{game}: {len(printed) - 1} events")
+    print("\n".join([*printed[:5], "  ...", *printed[-3:]]))
+    return list(client.get(match.match_id).match.view.returns)
+
+
+def main(argv: list[str] | None = None) -> dict[str, list[float]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--address", default="127.0.0.1:50051")
+    parser.add_argument("--game", choices=[*GAMES, "all"], default="all")
+    parser.add_argument("--bot", default="medium", help="the server's bots' level or spec")
+    parser.add_argument("--hint", default="medium", help="the bot our seat takes hints from")
+    args = parser.parse_args(argv)
+    games = list(GAMES) if args.game == "all" else [args.game]
+    with MeepleClient(args.address) as client:
+        return {game: play(client, game, args.bot, args.hint) for game in games}
+
+
+if __name__ == "__main__":
+    main()
