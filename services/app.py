@@ -14,7 +14,7 @@ import grpc
 from services import ai_service, match_service, rules_service
 from services.coordination import Coordination, MemoryCoordination
 from services.metrics import serve_metrics
-from services.server import GRACE_SECONDS, build_server, start
+from services.server import GRACE_SECONDS, RateLimiter, build_server, start
 
 SERVICE_NAMES = ("rules", "ai", "match")
 
@@ -31,6 +31,7 @@ class App:
         coordination: Coordination | None = None,
         services: tuple[str, ...] = SERVICE_NAMES,
         metrics_port: int | None = None,
+        rate_limit: tuple[float, float] | None = (500.0, 1000.0),
     ) -> None:
         unknown = set(services) - set(SERVICE_NAMES)
         if unknown or not services:
@@ -39,6 +40,9 @@ class App:
         self.workers = workers
         self.services = services
         self.metrics_port = metrics_port
+        # Calls a second and burst per client address, across all services:
+        # generous for play, a brake on floods. None turns it off.
+        self.rate_limiter = RateLimiter(*rate_limit) if rate_limit else None
         self.coordination = coordination or MemoryCoordination()
         # Spawned, not forked: a fork of a process running gRPC threads is unsafe.
         self.executor = ProcessPoolExecutor(
@@ -56,9 +60,10 @@ class App:
             "ai": lambda: ai_service.service(self.executor),
             "match": lambda: match_service.service(self.coordination),
         }
-        self.server, self.port = build_server(
-            [makers[name]() for name in self.services], self.address
-        )
+        services = [makers[name]() for name in self.services]
+        for service in services:
+            service.servicer.rate_limiter = self.rate_limiter
+        self.server, self.port = build_server(services, self.address)
         await start(self.server)
         if self.metrics_port is not None:
             self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)

@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import DecodeError
+from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.errors import KNOWN, status_of
+from services.errors import KNOWN, BadRequest, ResourceExhausted, status_of
 from services.metrics import RPC_HANDLED, RPC_SECONDS
 
 log = logging.getLogger("meeple.server")
@@ -49,6 +52,43 @@ def measured(kind: str, service: str, method: str) -> Iterator[Outcome]:
         RPC_HANDLED.labels(kind, service, method, outcome.code.name).inc()
 
 
+class RateLimiter:
+    """A token bucket per client address: ``rate`` calls a second on
+    average, bursts of up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        if not (rate > 0 and burst >= 1):
+            raise ValueError(f"a rate limit needs rate > 0 and burst >= 1, got {rate}, {burst}")
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, peer: str) -> bool:
+        client = peer.rsplit(":", 1)[0]  # "ipv4:127.0.0.1:54321": any port
+        now = time.monotonic()
+        tokens, last = self._buckets.get(client, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        if tokens < 1:
+            self._buckets[client] = (tokens, now)
+            return False
+        self._buckets[client] = (tokens - 1, now)
+        return True
+
+
+def admit(servicer: Any, request: object, context: grpc.aio.ServicerContext) -> None:
+    """Refuses what no method should see: a client over its rate limit
+    (RESOURCE_EXHAUSTED) or bytes that did not parse (INVALID_ARGUMENT)."""
+    limiter: RateLimiter | None = getattr(servicer, "rate_limiter", None)
+    if limiter is not None and not limiter.allow(context.peer()):
+        raise ResourceExhausted(f"over the rate limit of {limiter.rate:g} calls a second")
+    check_parsed(request)
+
+
+def check_parsed(request: object) -> None:
+    if isinstance(request, MalformedRequest):
+        raise BadRequest(f"the request is not a valid {request.message_name} message")
+
+
 def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     """Wraps a servicer method (of a servicer with a ``service_name``): known
     errors become their status with the reason as details; anything else is
@@ -59,6 +99,7 @@ def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     async def wrapper(self: Any, request: Request, context: grpc.aio.ServicerContext) -> Response:
         with measured("unary", self.service_name, method.__name__) as outcome:
             try:
+                admit(self, request, context)
                 return await method(self, request, context)
             except KNOWN as error:
                 outcome.code = status_of(error)
@@ -83,6 +124,7 @@ def rpc_stream(
     ) -> AsyncIterator[Response]:
         with measured("server_stream", self.service_name, method.__name__) as outcome:
             try:
+                admit(self, request, context)
                 async for response in method(self, request, context):
                     yield response
             except asyncio.CancelledError:
@@ -99,13 +141,53 @@ def rpc_stream(
     return wrapper
 
 
+class MalformedRequest:
+    """Stands for request bytes that do not parse as the method's message:
+    the deserializer returns it instead of raising (which gRPC would turn
+    into UNKNOWN), and ``rpc`` answers INVALID_ARGUMENT."""
+
+    def __init__(self, message_name: str) -> None:
+        self.message_name = message_name
+
+
+def safe_deserializer(message_class: Any) -> Callable[[bytes], Any]:
+    def deserialize(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except DecodeError:
+            return MalformedRequest(message_class.DESCRIPTOR.full_name)
+
+    return deserialize
+
+
 @dataclass(frozen=True)
 class Service:
-    """A servicer and how to register it."""
+    """A servicer and the service descriptor it implements."""
 
-    name: str  # the full name, e.g. "meeple.v1.RulesService"
     servicer: Any
-    register: Callable[[Any, grpc.aio.Server], None]
+    descriptor: ServiceDescriptor
+
+    @property
+    def name(self) -> str:
+        return self.descriptor.full_name
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        """The service's method handlers, with deserializers that never raise."""
+        handlers = {}
+        for method in self.descriptor.methods:
+            request = GetMessageClass(method.input_type)
+            response = GetMessageClass(method.output_type)
+            make = (
+                grpc.unary_stream_rpc_method_handler
+                if method.server_streaming
+                else grpc.unary_unary_rpc_method_handler
+            )
+            handlers[method.name] = make(
+                getattr(self.servicer, method.name),
+                request_deserializer=safe_deserializer(request),
+                response_serializer=response.SerializeToString,
+            )
+        return grpc.method_handlers_generic_handler(self.name, handlers)
 
 
 def build_server(services: Sequence[Service], address: str) -> tuple[grpc.aio.Server, int]:
@@ -121,8 +203,7 @@ def build_server(services: Sequence[Service], address: str) -> tuple[grpc.aio.Se
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = [service.name for service in services]
-    for service in services:
-        service.register(service.servicer, server)
+    server.add_generic_rpc_handlers(tuple(service.handler() for service in services))
     reflection.enable_server_reflection(
         [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )

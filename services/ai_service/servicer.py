@@ -48,8 +48,4 @@ class AIServicer(ai_grpc.AIServiceServicer):
 
 def service(executor: Executor) -> Service:
     """The service, thinking in ``executor`` (a process pool: see services.app)."""
-    return Service(
-        AIServicer.service_name,
-        AIServicer(executor),
-        ai_grpc.add_AIServiceServicer_to_server,
-    )
+    return Service(AIServicer(executor), ai.DESCRIPTOR.services_by_name["AIService"])

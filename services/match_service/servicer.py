@@ -98,8 +98,4 @@ class MatchServicer(ms_grpc.MatchServiceServicer):
 
 
 def service(coordination: Coordination) -> Service:
-    return Service(
-        MatchServicer.service_name,
-        MatchServicer(coordination),
-        ms_grpc.add_MatchServiceServicer_to_server,
-    )
+    return Service(MatchServicer(coordination), ms.DESCRIPTOR.services_by_name["MatchService"])

@@ -91,8 +91,4 @@ class RulesServicer(rules_grpc.RulesServiceServicer):
 
 
 def service() -> Service:
-    return Service(
-        RulesServicer.service_name,
-        RulesServicer(),
-        rules_grpc.add_RulesServiceServicer_to_server,
-    )
+    return Service(RulesServicer(), rules.DESCRIPTOR.services_by_name["RulesService"])

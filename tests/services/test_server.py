@@ -45,3 +45,35 @@ def test_metrics_count_rpcs_matches_and_thinking(channel: grpc.Channel) -> None:
     assert 'meeple_match_active{game="othello"}' in text
     assert 'meeple_ai_think_seconds_count{bot="random",game="othello"}' in text
     assert "meeple_ai_queue_depth" in text
+
+
+def test_a_client_over_its_rate_limit_is_resource_exhausted() -> None:
+    import asyncio
+    import threading
+
+    import pytest
+    from meeple.v1 import game_pb2 as pb
+    from meeple.v1 import rules_service_pb2 as rules
+    from meeple.v1 import rules_service_pb2_grpc as rules_grpc
+
+    from services.app import App
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    app = App("127.0.0.1:0", services=("rules",), rate_limit=(1.0, 5.0))
+    port = asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = rules_grpc.RulesServiceStub(channel)
+            request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
+            for _ in range(5):  # the burst
+                stub.NewGame(request)
+            with pytest.raises(grpc.RpcError) as info:
+                stub.NewGame(request)
+            assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "rate limit" in info.value.details()
+    finally:
+        asyncio.run_coroutine_threadsafe(app.stop(grace=0.5), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
