@@ -1,1 +1,1 @@
-"""meeple's services: the CLI now; gRPC servicers, coordination and metrics later."""
+"""meeple's services: gRPC servicers, coordination, metrics, a client and the CLI."""

@@ -182,5 +182,32 @@ def serve(
     asyncio.run(_run_app(f"{host}:{port}", workers, (service_name,), label, metrics_port))
 
 
+@app.command()
+def watch(
+    match_id: Annotated[str, typer.Argument(help="The match to follow.")],
+    address: Annotated[str, typer.Option(help="The server.")] = "127.0.0.1:50051",
+    from_ply: Annotated[int, typer.Option(min=0, help="First ply to show.")] = 0,
+) -> None:
+    """Prints a match's events as they happen, until it ends (resuming if the
+    connection drops)."""
+    import grpc
+
+    from services.client import MeepleClient
+
+    with MeepleClient(address) as client:
+        try:
+            for event in client.watch(match_id, from_ply=from_ply):
+                if event.HasField("action"):
+                    seat = event.action.seat
+                    who = "dice" if seat < 0 else f"seat {seat}"
+                    console.print(f"{event.ply:5d}  {who}: {event.action.action.notation}")
+                else:
+                    returns = ", ".join(f"{r:+.2f}" for r in event.ended.returns)
+                    console.print(f"match over at ply {event.ply}; returns {returns}")
+        except grpc.RpcError as error:
+            console.print(f"[red]{error.code().name}[/red]: {error.details()}")
+            raise typer.Exit(1) from None
+
+
 if __name__ == "__main__":
     app()

@@ -50,3 +50,20 @@ def test_watch_resumes_without_gaps(channel: grpc.Channel) -> None:
         tail = list(client.watch(match.match_id, from_ply=10))
     assert [e.ply for e in events[:-1]] == list(range(len(events) - 1))
     assert tail == events[10:]
+
+
+def test_meeple_watch_prints_a_match(channel: grpc.Channel) -> None:
+    from typer.testing import CliRunner
+
+    from services.cli import app
+
+    address = channel.address  # type: ignore[attr-defined]
+    with MeepleClient(address) as client:
+        match = client.create_match("othello", ["random", "random"])
+    result = CliRunner().invoke(app, ["watch", match.match_id, "--address", address])
+    assert result.exit_code == 0, result.output
+    assert "    0  seat 0: " in result.output
+    assert "match over at ply" in result.output
+    missing = CliRunner().invoke(app, ["watch", "0123456789abcdef", "--address", address])
+    assert missing.exit_code == 1
+    assert "NOT_FOUND" in missing.output
