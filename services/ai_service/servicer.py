@@ -12,7 +12,8 @@ from meeple.v1 import ai_service_pb2_grpc as ai_grpc
 from meeple.v1 import game_pb2 as pb
 
 from services import convert
-from services.ai_service.worker import check_spec, suggest
+from services.ai_service.worker import suggest
+from services.bot_specs import check_spec
 from services.errors import BadRequest
 from services.metrics import AI_THINK_SECONDS, bot_label
 from services.server import Service, rpc

@@ -9,40 +9,10 @@ import time
 
 from meeple.v1 import game_pb2 as pb
 
-from ai.bots import BotSpec, make_bot
+from ai.bots import make_bot
 from engine_core import IllegalAction
 from services.convert import action_to_proto, replay
 from services.errors import BadRequest
-
-# The most a client may ask of a bot in one call; a bigger budget would let
-# one request occupy a worker for minutes.
-LIMITS = {
-    "iterations": 200_000,
-    "depth": 12,
-    "time": 10.0,
-    "samples": 1_000,
-    "playouts": 64,
-    "replies": 64,
-    "robustness": 16,
-}
-
-
-def check_spec(spec: str) -> None:
-    """BadRequest if ``spec`` does not parse or asks for more than LIMITS."""
-    try:
-        parsed = BotSpec.parse(spec)
-    except ValueError as error:
-        raise BadRequest(f"bot_spec: {error}") from None
-    for key, limit in LIMITS.items():
-        raw = parsed.options.get(key)
-        if raw is None:
-            continue
-        try:
-            value = float(raw)
-        except ValueError:
-            raise BadRequest(f"bot_spec: {key} must be a number, got {raw!r}") from None
-        if not value <= limit:  # also refuses NaN; make_bot refuses what is too small
-            raise BadRequest(f"bot_spec: {key} must be at most {limit}, got {raw}")
 
 
 def suggest(record_bytes: bytes, spec: str, seed: int) -> tuple[bytes, float]:

@@ -22,7 +22,7 @@ from meeple.v1 import match_service_pb2 as ms
 from ai.bots import make_bot
 from engine_core import IllegalAction, State
 from engine_core.api import returns_for_winners
-from services.ai_service.worker import check_spec
+from services.bot_specs import check_spec
 from services.convert import (
     action_to_proto,
     apply_all,
@@ -37,6 +37,7 @@ from services.errors import Aborted, BadRequest, NotFound, PermissionDenied, Una
 from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
+KEEP_SUBMISSIONS = 32  # recent plies whose answers a retried submission gets again
 
 
 def token_hash(token: str) -> str:
@@ -286,6 +287,8 @@ async def submit_action(
     applied = [step.info for step in steps]
     response = ms.SubmitActionResponse(match=match_message(data, after), applied=applied)
     data.submissions[expected_ply] = (f"{seat}:{digest}", response.SerializeToString())
+    for old in [ply for ply in data.submissions if ply < expected_ply - KEEP_SUBMISSIONS]:
+        del data.submissions[old]  # a retry comes soon after its submission
     await store(coordination, data, events, after)
     await queue_bot(coordination, data, after)
     return response

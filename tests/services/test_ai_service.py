@@ -89,3 +89,21 @@ def test_no_suggestion_while_the_dice_roll(
         ai_stub.SuggestAction(ai.SuggestActionRequest(record=record, bot_spec="hard"))
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "dice" in info.value.details()
+
+
+def test_every_level_is_within_the_budget_limits() -> None:
+    import engine_core
+    from ai.bots import LEVEL_NAMES, level_spec
+    from services.bot_specs import check_spec
+
+    for name, options in [
+        ("rolit", {"players": 2}),
+        ("rolit", {"players": 4}),
+        ("othello", {}),
+        ("volleyball", {}),
+        ("volleyball", {"big_leagues": True}),
+        ("volta", {}),
+    ]:
+        game = engine_core.load_game(name, **options)
+        for level in LEVEL_NAMES:
+            check_spec(level_spec(game, level))
