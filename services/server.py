@@ -89,6 +89,19 @@ def check_parsed(request: object) -> None:
         raise BadRequest(f"the request is not a valid {request.message_name} message")
 
 
+async def abort(
+    context: grpc.aio.ServicerContext, outcome: Outcome, method: Any, error: Exception
+) -> None:
+    """Ends the call: a known error with its status and reason; anything else
+    is logged and becomes INTERNAL without leaking internals."""
+    if isinstance(error, KNOWN):
+        outcome.code, details = status_of(error), str(error)
+    else:
+        log.error("%s failed", method.__qualname__, exc_info=error)
+        outcome.code, details = grpc.StatusCode.INTERNAL, "internal error"
+    await context.abort(outcome.code, details)
+
+
 def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     """Wraps a servicer method (of a servicer with a ``service_name``): known
     errors become their status with the reason as details; anything else is
@@ -101,13 +114,8 @@ def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
             try:
                 admit(self, request, context)
                 return await method(self, request, context)
-            except KNOWN as error:
-                outcome.code = status_of(error)
-                await context.abort(outcome.code, str(error))
-            except Exception:
-                log.exception("%s failed", method.__qualname__)
-                outcome.code = grpc.StatusCode.INTERNAL
-                await context.abort(outcome.code, "internal error")
+            except Exception as error:
+                await abort(context, outcome, method, error)
         raise AssertionError("context.abort returned")  # pragma: no cover
 
     return wrapper
@@ -130,13 +138,8 @@ def rpc_stream(
             except asyncio.CancelledError:
                 outcome.code = grpc.StatusCode.CANCELLED  # the client went away
                 raise
-            except KNOWN as error:
-                outcome.code = status_of(error)
-                await context.abort(outcome.code, str(error))
-            except Exception:
-                log.exception("%s failed", method.__qualname__)
-                outcome.code = grpc.StatusCode.INTERNAL
-                await context.abort(outcome.code, "internal error")
+            except Exception as error:
+                await abort(context, outcome, method, error)
 
     return wrapper
 
