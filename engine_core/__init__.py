@@ -11,7 +11,9 @@ from engine_core import rolit, volleyball, volta
 from engine_core.api import (
     CHANCE,
     TERMINAL,
+    ActionKind,
     Game,
+    GameType,
     IllegalAction,
     MalformedAction,
     State,
@@ -23,7 +25,9 @@ from engine_core.api import (
 __all__ = [
     "CHANCE",
     "TERMINAL",
+    "ActionKind",
     "Game",
+    "GameType",
     "IllegalAction",
     "MalformedAction",
     "State",

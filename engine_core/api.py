@@ -8,8 +8,10 @@ State, and registers the Game's constructor under its name at import time.
 
 from __future__ import annotations
 
+import enum
 import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 # Player ids that are not seats, with OpenSpiel's values.
@@ -25,6 +27,33 @@ class MalformedAction(IllegalAction):
     """An action that is not an action of this game at all: wrong type, out of
     range, NaN. Services map it to INVALID_ARGUMENT rather than
     FAILED_PRECONDITION."""
+
+
+class ActionKind(enum.Enum):
+    """How a game's actions are given."""
+
+    DISCRETE = "discrete"  # a finite list: ``legal_actions()`` is every action
+    CONTINUOUS = "continuous"  # bounds: ``action_space()`` and ``sample_actions(n, rng)``
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What a game is, declared once per game (OpenSpiel's ``GameType``):
+    algorithms and services read this instead of probing states or
+    switching on names.
+
+    ``rules_version`` grows whenever a rules or physics change would make an
+    old record replay differently; records carry it, and a replay under
+    another version is refused.
+    """
+
+    name: str
+    min_players: int
+    max_players: int
+    chance: bool  # has chance nodes (dice), with ``chance_outcomes()``
+    actions: ActionKind
+    batch_playouts: bool  # states have ``random_playouts(n, seed)``
+    rules_version: int
 
 
 @runtime_checkable
@@ -51,6 +80,9 @@ class Game(Protocol):
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def game_type(self) -> GameType: ...
 
     def num_players(self) -> int: ...
     def options(self) -> dict[str, Any]: ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from engine_core.api import MalformedAction
+from engine_core.api import GameType, MalformedAction
 from engine_core.rolit._core import PASS, SQUARE_NAMES, FlipCore
 
 Square = int
@@ -32,6 +32,7 @@ class FlipGame:
     """What the flip State needs from its Game; RolitGame and OthelloGame fill it."""
 
     name: ClassVar[str]
+    game_type: ClassVar[GameType]
     colour_names: ClassVar[tuple[str, ...]]
     colour_symbols: ClassVar[str]
     othello: ClassVar[bool]

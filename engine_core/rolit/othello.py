@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine_core.api import register_game
+from engine_core.api import ActionKind, GameType, register_game
 from engine_core.rolit.board import FlipGame
 from engine_core.rolit.rules import D4, D5, E4, E5
 
@@ -17,6 +17,15 @@ class OthelloGame(FlipGame):
     move or the board is full."""
 
     name = "othello"
+    game_type = GameType(
+        name="othello",
+        min_players=2,
+        max_players=2,
+        chance=False,
+        actions=ActionKind.DISCRETE,
+        batch_playouts=True,
+        rules_version=1,
+    )
     colour_names = ("black", "white")
     colour_symbols = "XO"
     othello = True

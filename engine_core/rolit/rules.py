@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine_core.api import register_game
+from engine_core.api import ActionKind, GameType, register_game
 from engine_core.rolit.board import FlipGame, square_at
 
 RED, YELLOW, GREEN, BLUE = range(4)
@@ -31,6 +31,15 @@ class RolitGame(FlipGame):
     """``load_game("rolit", players=2|3|4, first_seat=0)``."""
 
     name = "rolit"
+    game_type = GameType(
+        name="rolit",
+        min_players=2,
+        max_players=4,
+        chance=False,
+        actions=ActionKind.DISCRETE,
+        batch_playouts=True,
+        rules_version=1,
+    )
     colour_names = COLOUR_NAMES
     colour_symbols = "RYGB"
     othello = False

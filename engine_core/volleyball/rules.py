@@ -12,7 +12,14 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from engine_core.api import IllegalAction, MalformedAction, register_game, returns_for_winners
+from engine_core.api import (
+    ActionKind,
+    GameType,
+    IllegalAction,
+    MalformedAction,
+    register_game,
+    returns_for_winners,
+)
 from engine_core.volleyball import actions as act
 from engine_core.volleyball._analysis import Analysis
 from engine_core.volleyball._core import VolleyCore
@@ -38,6 +45,15 @@ class VolleyballGame:
     """
 
     name = "volleyball"
+    game_type = GameType(
+        name="volleyball",
+        min_players=2,
+        max_players=2,
+        chance=True,
+        actions=ActionKind.DISCRETE,
+        batch_playouts=True,
+        rules_version=1,
+    )
 
     def __init__(
         self,

@@ -6,7 +6,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine_core.api import TERMINAL, IllegalAction, register_game, returns_for_winners
+from engine_core.api import (
+    TERMINAL,
+    ActionKind,
+    GameType,
+    IllegalAction,
+    register_game,
+    returns_for_winners,
+)
 from engine_core.volta import flick as flicks
 from engine_core.volta._physics import FALLEN_STATE, ROLLING_STATE, SEATED_STATE
 from engine_core.volta._world import World
@@ -39,6 +46,15 @@ class VoltaGame:
     """
 
     name = "volta"
+    game_type = GameType(
+        name="volta",
+        min_players=2,
+        max_players=2,
+        chance=False,
+        actions=ActionKind.CONTINUOUS,
+        batch_playouts=False,
+        rules_version=1,
+    )
 
     def __init__(
         self,

@@ -47,3 +47,17 @@ def test_winners_share_one_win_zero_sum(
     returns = returns_for_winners(winners, players)
     assert returns == pytest.approx(expected)
     assert sum(returns) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("name", engine_core.registered_games())
+def test_every_game_declares_what_it_is(name: str) -> None:
+    game = engine_core.load_game(name)
+    declared = game.game_type
+    assert isinstance(declared, engine_core.GameType)
+    assert declared.name == game.name == name
+    assert declared.min_players <= game.num_players() <= declared.max_players
+    assert declared.rules_version >= 1
+    state = game.new_initial_state()
+    continuous = declared.actions is engine_core.ActionKind.CONTINUOUS
+    assert hasattr(state, "sample_actions") == continuous
+    assert hasattr(state, "random_playouts") == declared.batch_playouts
