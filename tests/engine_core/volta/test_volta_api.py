@@ -60,12 +60,12 @@ def test_malformed_flicks_are_refused_with_a_reason_and_change_nothing(
 ) -> None:
     state = new_state()
     state.apply_action(Flick(1, 0.1, 0.0, 0.004))
-    before = (state.world.snapshot(), list(state.scores), state.history(), state.current_player())
+    before = (state.world.snapshot(), list(state.scores()), state.history(), state.current_player())
     with pytest.raises(MalformedAction, match=reason):
         state.apply_action(flick)
     with pytest.raises(engine_core.IllegalAction):
         state.simulate(flick)
-    after = (state.world.snapshot(), list(state.scores), state.history(), state.current_player())
+    after = (state.world.snapshot(), list(state.scores()), state.history(), state.current_player())
     assert after == before
 
 
@@ -161,7 +161,7 @@ def test_seeded_games_replay_bit_identically() -> None:
     first, first_log = play(11, record=True)
     second, second_log = play(11, record=True)
     assert first.world.snapshot() == second.world.snapshot()
-    assert first.scores == second.scores
+    assert first.scores() == second.scores()
     assert first.history() == second.history()
     assert first_log == second_log  # frames and events, float for float
     replay = new_state(dents=("large", "small"), rider_masses=(0.005, 0.007), swap_every=5)
@@ -173,10 +173,10 @@ def test_seeded_games_replay_bit_identically() -> None:
 def test_random_games_end_with_zero_sum_returns() -> None:
     for seed in range(3):
         state, _ = play(seed, record=False)
-        assert state.is_terminal(), state.scores
+        assert state.is_terminal(), state.scores()
         assert sum(state.returns()) == 0.0
         assert sorted(state.returns()) == [-1.0, 1.0]
-        high, low = max(state.scores), min(state.scores)
+        high, low = max(state.scores()), min(state.scores())
         assert (high >= 10 and high - low == 2) or (high == 10 and low <= 8)
 
 
@@ -204,7 +204,7 @@ rng = random.Random(3)
 while not state.is_terminal() and len(state.history()) < 40:
     f = state.sample_actions(1, rng)[0]
     state.apply_action(Flick(f.side, f.offset, f.angle, f.impulse * rng.random() ** 2))
-print(repr(state.world.snapshot()), state.scores)
+print(repr(state.world.snapshot()), state.scores())
 """
 
 
@@ -259,7 +259,7 @@ def test_states_pickle_for_worker_processes() -> None:
         state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.0, 0.02)))
     for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
         assert twin.history() == state.history()
-        assert twin.scores == state.scores
+        assert twin.scores() == state.scores()
         assert twin.current_player() == state.current_player()
         assert str(twin) == str(state)
         for seat in (0, 1):
