@@ -1,117 +1,70 @@
 """Between the public messages (package meeple.v1) and the engine: game
 configs, actions, records (a config and a history, replayed) and views.
 
-Everything a client sends is checked here or by the engine: a malformed
-message is a ``BadRequest`` (INVALID_ARGUMENT), an action the rules refuse an
-``engine_core.IllegalAction`` (FAILED_PRECONDITION).
+Each game's wire form is declared once in ``WIRES``: its GameKind, its
+options message, how its actions travel and the longest record a client may
+send. Everything a client sends is checked here or by the engine: a
+malformed message is a ``BadRequest`` (INVALID_ARGUMENT), an action the rules
+refuse an ``engine_core.IllegalAction`` (FAILED_PRECONDITION).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from meeple.v1 import game_pb2 as pb
-from meeple.v1 import rules_service_pb2 as rules
 
 import engine_core
 from engine_core import Game, IllegalAction, MalformedAction, State
 from engine_core.rolit import PASS
-from engine_core.volta import Flick
-from services.errors import BadRequest
-
-MAX_HISTORY = 100_000  # actions in a record; far beyond any real game
-
-KIND_NAMES = {
-    pb.GAME_KIND_ROLIT: "rolit",
-    pb.GAME_KIND_OTHELLO: "othello",
-    pb.GAME_KIND_VOLLEYBALL: "volleyball",
-    pb.GAME_KIND_VOLTA: "volta",
-}
-# Which options message (config.options) and action (Action.kind) each game takes.
-OPTIONS_FIELD = {"rolit": "rolit", "othello": None, "volleyball": "volleyball", "volta": "volta"}
-ACTION_FIELD = {"rolit": "board", "othello": "board", "volleyball": "volleyball", "volta": "flick"}
-DENTS = {
-    pb.DENT_SIZE_UNSPECIFIED: "large",
-    pb.DENT_SIZE_LARGE: "large",
-    pb.DENT_SIZE_SMALL: "small",
-}
-
-
-def game_from_config(config: pb.GameConfig) -> Game:
-    """The engine's game for ``config``, or BadRequest saying what is wrong."""
-    name = KIND_NAMES.get(config.kind)
-    if name is None:
-        raise BadRequest("config.kind must name a game (GAME_KIND_ROLIT, _OTHELLO, ...)")
-    given = config.WhichOneof("options")
-    if given is not None and given != OPTIONS_FIELD[name]:
-        raise BadRequest(f"config.{given} options do not belong to {name}")
-    options: dict[str, Any] = {}
-    if given == "rolit":
-        for field in ("players", "first_seat"):
-            if config.rolit.HasField(field):
-                options[field] = getattr(config.rolit, field)
-    elif given == "volleyball":
-        options["big_leagues"] = config.volleyball.big_leagues
-        options["underdog_boost"] = config.volleyball.underdog_boost
-        if config.volleyball.HasField("first_seat"):
-            options["first_seat"] = config.volleyball.first_seat
-    elif given == "volta":
-        options.update(_volta_options(config.volta))
-    try:
-        return engine_core.load_game(name, **options)
-    except ValueError as error:
-        raise BadRequest(f"config: {error}") from None
-
-
-def _volta_options(volta: pb.VoltaOptions) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if volta.dents:
-        if len(volta.dents) != 2 or any(d not in DENTS for d in volta.dents):
-            raise BadRequest("config.volta.dents: one DentSize per seat, two in all")
-        options["dents"] = tuple(DENTS[d] for d in volta.dents)
-    if volta.rider_masses_kg:
-        masses = tuple(volta.rider_masses_kg)
-        if len(masses) != 2 or not all(math.isfinite(m) for m in masses):
-            raise BadRequest("config.volta.rider_masses_kg: two finite masses, one per seat")
-        options["rider_masses"] = masses
-    if volta.HasField("swap_every"):
-        options["swap_every"] = volta.swap_every
-    if volta.HasField("first_player"):
-        options["first_player"] = volta.first_player
-    return options
-
-
-def config_of(game: Game) -> pb.GameConfig:
-    """The config message that loads ``game`` again."""
-    kind = next(kind for kind, name in KIND_NAMES.items() if name == game.name)
-    config = pb.GameConfig(kind=kind)
-    options = game.options()
-    if game.name == "rolit":
-        config.rolit.CopyFrom(pb.RolitOptions(**options))
-    elif game.name == "volleyball":
-        config.volleyball.CopyFrom(
-            pb.VolleyballOptions(
-                big_leagues=options["big_leagues"],
-                underdog_boost=options["underdog_boost"],
-                first_seat=options["first_seat"],
-            )
-        )
-    elif game.name == "volta":
-        dents = {"large": pb.DENT_SIZE_LARGE, "small": pb.DENT_SIZE_SMALL}
-        config.volta.CopyFrom(
-            pb.VoltaOptions(
-                dents=[dents[d] for d in options["dents"]],
-                rider_masses_kg=list(options["rider_masses"]),
-                swap_every=options["swap_every"],
-                first_player=options["first_player"],
-            )
-        )
-    return config
-
+from engine_core.volta import Flick, FlickResult
+from services.errors import BadRequest, FailedPrecondition, ResourceExhausted
 
 # --- actions ----------------------------------------------------------------------
+
+
+class ActionCodec:
+    """How one game family's actions travel: ``Action.<field>``."""
+
+    field: str
+
+    def to_engine(self, state: State, message: pb.Action) -> Any:
+        raise NotImplementedError
+
+    def to_proto(self, state: State, action: Any) -> pb.Action:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class BoardCodec(ActionCodec):
+    """Rolit and Othello: a square index 0..63, or (Othello only) a pass."""
+
+    passes: bool
+    field: str = "board"
+
+    def to_engine(self, state: State, message: pb.Action) -> Any:
+        move = message.board.WhichOneof("move")
+        if move == "square":
+            if message.board.square > 63:
+                raise BadRequest(
+                    f"board.square is 0..63 (a1 = 0, h8 = 63), got {message.board.square}"
+                )
+            return message.board.square
+        if move == "pass_turn":
+            if not self.passes:
+                raise BadRequest(f"{state.game.name} has no pass: every turn is a placement")
+            return PASS
+        raise BadRequest("board: set square or pass_turn")
+
+    def to_proto(self, state: State, action: Any) -> pb.Action:
+        if self.passes and action == PASS:
+            return pb.Action(board=pb.BoardMove(pass_turn=pb.PassTurn()))
+        return pb.Action(board=pb.BoardMove(square=action))
+
 
 _SQUARE = r"(\d+),(\d+)"
 _VOLLEYBALL_TEXT = re.compile(
@@ -119,19 +72,70 @@ _VOLLEYBALL_TEXT = re.compile(
 )
 
 
-def action_from_proto(state: State, message: pb.Action) -> Any:
-    """The engine action ``message`` stands for in ``state``'s game; a
-    message of the wrong game or shape is BadRequest (the engine refuses
-    values out of range with MalformedAction)."""
-    name = state.game.name  # type: ignore[attr-defined]
-    given = message.WhichOneof("kind")
-    if given != ACTION_FIELD[name]:
-        raise BadRequest(f"{name} takes Action.{ACTION_FIELD[name]}, got {given or 'nothing'}")
-    if given == "board":
-        return PASS if message.board.pass_turn else message.board.square
-    if given == "flick":
+@dataclass(frozen=True)
+class VolleyballCodec(ActionCodec):
+    """Volleyball Returns: each message stands for the engine's notation."""
+
+    field: str = "volleyball"
+
+    def to_engine(self, state: State, message: pb.Action) -> Any:
+        return state.string_to_action(self._notation(message.volleyball))
+
+    @staticmethod
+    def _notation(move: pb.VolleyballMove) -> str:
+        kind = move.WhichOneof("move")
+        if kind in ("place", "serve", "land"):
+            square = getattr(move, kind)
+            return f"{kind} {square.column},{square.row}"
+        if kind == "step":
+            start, end = move.step.origin, move.step.target
+            return f"step {start.column},{start.row}->{end.column},{end.row}"
+        if kind == "dice":
+            return f"dice {move.dice.die1},{move.dice.die2}"
+        if kind in ("end", "roll"):
+            return kind
+        raise BadRequest("VolleyballMove needs one of place, serve, step, end, land, roll, dice")
+
+    def to_proto(self, state: State, action: Any) -> pb.Action:
+        notation = state.action_to_string(action)
+        match = _VOLLEYBALL_TEXT.match(notation)
+        if match is None:  # the engine wrote it: a mismatch is a bug here
+            raise AssertionError(f"unexpected volleyball notation {notation!r}")
+        kind, c, r, c1, r1, c2, r2, end, roll, d1, d2 = match.groups()
+        if kind:
+            move = pb.VolleyballMove(**{kind: pb.CourtSquare(column=int(c), row=int(r))})
+        elif c1:
+            step = pb.VolleyballStep(
+                origin=pb.CourtSquare(column=int(c1), row=int(r1)),
+                target=pb.CourtSquare(column=int(c2), row=int(r2)),
+            )
+            move = pb.VolleyballMove(step=step)
+        elif end:
+            move = pb.VolleyballMove(end=pb.EndTurn())
+        elif roll:
+            move = pb.VolleyballMove(roll=pb.RollDice())
+        else:
+            move = pb.VolleyballMove(dice=pb.Dice(die1=int(d1), die2=int(d2)))
+        return pb.Action(volleyball=move)
+
+
+@dataclass(frozen=True)
+class FlickCodec(ActionCodec):
+    """Volta: a flick's four numbers (the engine checks their bounds)."""
+
+    field: str = "flick"
+
+    def to_engine(self, state: State, message: pb.Action) -> Any:
         return flick_from_proto(message.flick)
-    return state.string_to_action(_volleyball_text(message.volleyball))
+
+    def to_proto(self, state: State, action: Any) -> pb.Action:
+        flick = pb.Flick(
+            side=action.side,
+            offset=action.offset,
+            angle_rad=action.angle,
+            impulse_ns=action.impulse,
+        )
+        return pb.Action(flick=flick)
 
 
 def flick_from_proto(flick: pb.Flick) -> Flick:
@@ -141,68 +145,223 @@ def flick_from_proto(flick: pb.Flick) -> Flick:
     )
 
 
-def _volleyball_text(move: pb.VolleyballMove) -> str:
-    kind = move.WhichOneof("move")
-    if kind in ("place", "serve", "land"):
-        square = getattr(move, kind)
-        return f"{kind} {square.column},{square.row}"
-    if kind == "step":
-        start, end = move.step.origin, move.step.target
-        return f"step {start.column},{start.row}->{end.column},{end.row}"
-    if kind == "dice":
-        return f"dice {move.dice.die1},{move.dice.die2}"
-    if kind in ("end", "roll"):
-        return kind
-    raise BadRequest("VolleyballMove needs one of place, serve, step, end, land, roll, dice")
+# --- options ------------------------------------------------------------------
+
+DENTS = {
+    pb.DENT_SIZE_UNSPECIFIED: "large",
+    pb.DENT_SIZE_LARGE: "large",
+    pb.DENT_SIZE_SMALL: "small",
+}
+DENT_SIZES = {"large": pb.DENT_SIZE_LARGE, "small": pb.DENT_SIZE_SMALL}
+
+
+def _rolit_options(message: pb.RolitOptions) -> dict[str, Any]:
+    return {f: getattr(message, f) for f in ("players", "first_seat") if message.HasField(f)}
+
+
+def _volleyball_options(message: pb.VolleyballOptions) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "big_leagues": message.big_leagues,
+        "underdog_boost": message.underdog_boost,
+    }
+    if message.HasField("first_seat"):
+        options["first_seat"] = message.first_seat
+    return options
+
+
+def _volta_options(message: pb.VoltaOptions) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if message.dents:
+        if len(message.dents) != 2 or any(d not in DENTS for d in message.dents):
+            raise BadRequest("config.volta.dents: one DentSize per seat, two in all")
+        options["dents"] = tuple(DENTS[d] for d in message.dents)
+    if message.rider_masses_kg:
+        masses = tuple(message.rider_masses_kg)
+        if len(masses) != 2 or not all(math.isfinite(m) for m in masses):
+            raise BadRequest("config.volta.rider_masses_kg: two finite masses, one per seat")
+        options["rider_masses"] = masses
+    for field in ("swap_every", "first_seat"):
+        if message.HasField(field):
+            options[field] = getattr(message, field)
+    return options
+
+
+def _volta_message(options: dict[str, Any]) -> pb.VoltaOptions:
+    return pb.VoltaOptions(
+        dents=[DENT_SIZES[d] for d in options["dents"]],
+        rider_masses_kg=list(options["rider_masses"]),
+        swap_every=options["swap_every"],
+        first_seat=options["first_seat"],
+    )
+
+
+def _volleyball_message(options: dict[str, Any]) -> pb.VolleyballOptions:
+    names = ("big_leagues", "underdog_boost", "first_seat")
+    return pb.VolleyballOptions(**{name: options[name] for name in names})
+
+
+# --- the games on the wire ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One game's wire form."""
+
+    name: str
+    kind: int  # GameKind
+    actions: ActionCodec
+    # GameConfig.options: the field, and its reading and writing (None: no options).
+    options_field: str | None
+    read_options: Callable[[Any], dict[str, Any]] | None
+    write_options: Callable[[dict[str, Any]], Any] | None
+    # The most actions a client's record may hold: replaying is work for the
+    # server, and real games are far shorter (Rolit is exactly 60 placements).
+    max_record: int
+    # Its actions run a simulation whose trajectory clients animate
+    # (``state.simulate(action, record=True)``; SimulateFlick).
+    trajectories: bool = False
+
+
+WIRES = {
+    wire.name: wire
+    for wire in (
+        Wire(
+            "rolit",
+            pb.GAME_KIND_ROLIT,
+            BoardCodec(passes=False),
+            "rolit",
+            _rolit_options,
+            lambda options: pb.RolitOptions(**options),
+            60,
+        ),
+        Wire("othello", pb.GAME_KIND_OTHELLO, BoardCodec(passes=True), None, None, None, 120),
+        Wire(
+            "volleyball",
+            pb.GAME_KIND_VOLLEYBALL,
+            VolleyballCodec(),
+            "volleyball",
+            _volleyball_options,
+            _volleyball_message,
+            2000,
+        ),
+        Wire(
+            "volta",
+            pb.GAME_KIND_VOLTA,
+            FlickCodec(),
+            "volta",
+            _volta_options,
+            _volta_message,
+            2000,
+            trajectories=True,
+        ),
+    )
+}
+WIRE_OF_KIND = {wire.kind: wire for wire in WIRES.values()}
+
+
+def wire_of(game: Game) -> Wire:
+    return WIRES[game.name]
+
+
+def game_from_config(config: pb.GameConfig) -> Game:
+    """The engine's game for ``config``, or BadRequest saying what is wrong."""
+    wire = WIRE_OF_KIND.get(config.kind)
+    if wire is None:
+        raise BadRequest("config.kind must name a game (GAME_KIND_ROLIT, _OTHELLO, ...)")
+    given = config.WhichOneof("options")
+    if given is not None and given != wire.options_field:
+        raise BadRequest(f"config.{given} options do not belong to {wire.name}")
+    options = {}
+    if given is not None and wire.read_options is not None:
+        options = wire.read_options(getattr(config, given))
+    try:
+        return engine_core.load_game(wire.name, **options)
+    except ValueError as error:
+        raise BadRequest(f"config: {error}") from None
+
+
+def config_of(game: Game) -> pb.GameConfig:
+    """The config message that loads ``game`` again (every option set)."""
+    wire = wire_of(game)
+    config = pb.GameConfig(kind=wire.kind)
+    if wire.options_field is not None and wire.write_options is not None:
+        getattr(config, wire.options_field).CopyFrom(wire.write_options(game.options()))
+    return config
+
+
+def draws_first_seat(config: pb.GameConfig) -> bool:
+    """Whether a match on ``config`` has its first seat drawn: the game has a
+    first-seat option and the config leaves it unset."""
+    wire = WIRE_OF_KIND[config.kind]
+    if wire.options_field is None:
+        return False
+    given = config.WhichOneof("options")
+    return given is None or not getattr(config, given).HasField("first_seat")
+
+
+def with_first_seat(config: pb.GameConfig, seat: int) -> pb.GameConfig:
+    """A copy of ``config`` with the first seat set."""
+    wire = WIRE_OF_KIND[config.kind]
+    assert wire.options_field is not None, f"{wire.name} has no first seat"
+    fixed = pb.GameConfig()
+    fixed.CopyFrom(config)
+    getattr(fixed, wire.options_field).first_seat = seat
+    return fixed
+
+
+def action_from_proto(state: State, message: pb.Action) -> Any:
+    """The engine action ``message`` stands for in ``state``'s game; a
+    message of the wrong game or shape is BadRequest (the engine refuses
+    values out of range with MalformedAction)."""
+    codec = wire_of(state.game).actions
+    given = message.WhichOneof("kind")
+    if given != codec.field:
+        raise BadRequest(f"{state.game.name} takes Action.{codec.field}, got {given or 'nothing'}")
+    return codec.to_engine(state, message)
 
 
 def action_to_proto(state: State, action: Any) -> pb.ActionInfo:
     """``action`` of ``state``'s game as a message, with its notation."""
-    notation = state.action_to_string(action)
-    name = state.game.name  # type: ignore[attr-defined]
-    if name in ("rolit", "othello"):
-        board = pb.BoardMove(pass_turn=True) if action == PASS else pb.BoardMove(square=action)
-        return pb.ActionInfo(action=pb.Action(board=board), notation=notation)
-    if name == "volta":
-        flick = pb.Flick(
-            side=action.side,
-            offset=action.offset,
-            angle_rad=action.angle,
-            impulse_ns=action.impulse,
-        )
-        return pb.ActionInfo(action=pb.Action(flick=flick), notation=notation)
-    return pb.ActionInfo(action=pb.Action(volleyball=_volleyball_move(notation)), notation=notation)
-
-
-def _volleyball_move(notation: str) -> pb.VolleyballMove:
-    match = _VOLLEYBALL_TEXT.match(notation)
-    if match is None:  # the engine wrote it: a mismatch is a bug here
-        raise AssertionError(f"unexpected volleyball notation {notation!r}")
-    kind, c, r, c1, r1, c2, r2, end, roll, d1, d2 = match.groups()
-    if kind:
-        return pb.VolleyballMove(**{kind: pb.CourtSquare(column=int(c), row=int(r))})
-    if c1:
-        step = pb.VolleyballStep(
-            origin=pb.CourtSquare(column=int(c1), row=int(r1)),
-            target=pb.CourtSquare(column=int(c2), row=int(r2)),
-        )
-        return pb.VolleyballMove(step=step)
-    if end:
-        return pb.VolleyballMove(end=True)
-    if roll:
-        return pb.VolleyballMove(roll=True)
-    return pb.VolleyballMove(dice=pb.Dice(die1=int(d1), die2=int(d2)))
+    message = wire_of(state.game).actions.to_proto(state, action)
+    return pb.ActionInfo(action=message, notation=state.action_to_string(action))
 
 
 # --- records and views ------------------------------------------------------------
 
 
+def check_record_length(game: Game, length: int) -> None:
+    """ResourceExhausted when a record of ``length`` actions is longer than
+    ``game``'s limit."""
+    limit = wire_of(game).max_record
+    if length > limit:
+        raise ResourceExhausted(
+            f"record.history: {game.name} records hold at most {limit} actions, got {length}"
+        )
+
+
+def check_rules_version(game: Game, version: int) -> None:
+    """A record replays only under the rules it was played under (0: current)."""
+    current = game.game_type.rules_version
+    if version not in (0, current):
+        raise FailedPrecondition(
+            f"record.rules_version: the record was played under {game.name} rules "
+            f"version {version}; this server plays version {current} and would "
+            "replay it differently"
+        )
+
+
 def replay(record: pb.GameRecord) -> State:
-    """The state ``record`` describes: its game, with its history applied."""
-    if len(record.history) > MAX_HISTORY:
-        raise BadRequest(f"record.history: at most {MAX_HISTORY} actions")
-    state = game_from_config(record.config).new_initial_state()
-    for index, message in enumerate(record.history):
+    """The state ``record`` describes: its game, with its history applied.
+    CPU work in proportion to the record: call it off the event loop."""
+    game = game_from_config(record.config)
+    check_record_length(game, len(record.history))
+    check_rules_version(game, record.rules_version)
+    return replay_actions(game.new_initial_state(), record.history)
+
+
+def replay_actions(state: State, messages: Iterable[pb.Action], start: int = 0) -> State:
+    """Applies ``messages`` (the record's history from index ``start``) to ``state``."""
+    for index, message in enumerate(messages, start):
         try:
             state.apply_action(action_from_proto(state, message))
         except (BadRequest, IllegalAction) as error:
@@ -219,7 +378,7 @@ class Step(NamedTuple):
     info: pb.ActionInfo
 
 
-def apply_all(state: State, messages: Any) -> tuple[State, list[Step]]:
+def apply_all(state: State, messages: Sequence[pb.Action]) -> tuple[State, list[Step]]:
     """A copy of ``state`` with every message applied, and the steps; an
     illegal one raises (naming its index) and ``state`` is untouched."""
     after = state.clone()
@@ -238,48 +397,67 @@ def apply_all(state: State, messages: Any) -> tuple[State, list[Step]]:
     return after, steps
 
 
-def flick_result_to_proto(result: Any) -> rules.SimulateFlickResponse:
+RIDER_STATES = {
+    "seated": pb.RIDER_STATE_SEATED,
+    "rolling": pb.RIDER_STATE_ROLLING,
+    "fallen": pb.RIDER_STATE_FALLEN,
+}
+FLICK_EVENT_KINDS = {
+    "collision": pb.FLICK_EVENT_KIND_COLLISION,
+    "rider_fall": pb.FLICK_EVENT_KIND_RIDER_FALL,
+    "steed_fall": pb.FLICK_EVENT_KIND_STEED_FALL,
+}
+
+
+def flick_outcome(result: FlickResult) -> pb.FlickOutcome:
     """A Volta FlickResult (frames, events, who scores) as a message."""
-    response = rules.SimulateFlickResponse(
-        point_to=-1 if result.point_to is None else result.point_to,
-        duration_s=result.duration,
-    )
+    outcome = pb.FlickOutcome(duration_s=result.duration)
+    if result.point_to is not None:
+        outcome.point_to = result.point_to
     for frame in result.frames:
         steeds = [
-            rules.SteedPose(
+            pb.SteedPose(
                 x_m=pose.x,
                 y_m=pose.y,
                 angle_rad=pose.angle,
                 on_arena=pose.on_arena,
                 rider_x_m=pose.rider_x,
                 rider_y_m=pose.rider_y,
-                rider=pose.rider,
+                rider=RIDER_STATES[pose.rider],
             )
             for pose in frame.steeds
         ]
-        response.frames.append(rules.Frame(time_s=frame.time, steeds=steeds))
+        outcome.frames.append(pb.Frame(time_s=frame.time, steeds=steeds))
     for event in result.events:
-        seat = -1 if event.seat is None else event.seat
-        response.events.append(rules.FlickEvent(time_s=event.time, kind=event.kind, seat=seat))
-    return response
+        message = pb.FlickEvent(time_s=event.time, kind=FLICK_EVENT_KINDS[event.kind])
+        if event.seat is not None:
+            message.seat = event.seat
+        outcome.events.append(message)
+    return outcome
 
 
 def record_of(state: State) -> pb.GameRecord:
-    """The record that replays to ``state``."""
+    """The record that replays to ``state``, under the current rules version."""
     history = [action_to_proto(state, action).action for action in state.history()]
-    return pb.GameRecord(config=config_of(state.game), history=history)  # type: ignore[attr-defined]
+    return pb.GameRecord(
+        config=config_of(state.game),
+        history=history,
+        rules_version=state.game.game_type.rules_version,
+    )
 
 
 def view_of(state: State) -> pb.GameView:
-    # Volta keeps its score as a list; the board games have a scores() method.
-    scores = getattr(state, "scores", [])
-    if callable(scores):
-        scores = scores()
-    return pb.GameView(
-        current_player=state.current_player(),
-        terminal=state.is_terminal(),
+    view = pb.GameView(
         returns=state.returns(),
-        scores=list(scores),
+        scores=state.scores(),
         text=str(state),
         ply=len(state.history()),
     )
+    if state.is_terminal():
+        view.phase = pb.GAME_PHASE_TERMINAL
+    elif state.is_chance_node():
+        view.phase = pb.GAME_PHASE_CHANCE
+    else:
+        view.phase = pb.GAME_PHASE_SEAT_TO_ACT
+        view.seat_to_act = state.current_player()
+    return view

@@ -1,30 +1,82 @@
-"""The RulesService servicer: validate the request, call the engine, map back."""
+"""The RulesService servicer: validate the request, call the engine, map back.
+Replays run off the event loop, and records have a per-game size limit."""
 
 from __future__ import annotations
+
+import asyncio
 
 import grpc
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
+from engine_core import ActionKind, State
 from services.convert import (
     action_to_proto,
     apply_all,
     flick_from_proto,
-    flick_result_to_proto,
+    flick_outcome,
     game_from_config,
     record_of,
     replay,
     view_of,
+    wire_of,
 )
 from services.errors import BadRequest
-from services.server import Service, rpc
+from services.server import Service, Servicer, rpc
 
 MAX_ACTIONS_PER_CALL = 64  # a whole turn is a handful; this bounds the work
 
 
-class RulesServicer(rules_grpc.RulesServiceServicer):
-    """Keeps no state: every call replays the record it is given."""
+def legal_actions(state: State) -> rules.ListLegalActionsResponse:
+    response = rules.ListLegalActionsResponse(view=view_of(state))
+    if state.is_chance_node():
+        response.chance_outcomes.extend(
+            rules.ChanceOutcome(outcome=action_to_proto(state, outcome), probability=p)
+            for outcome, p in state.chance_outcomes()
+        )
+    else:
+        response.actions.extend(action_to_proto(state, a) for a in state.legal_actions())
+    if state.game.game_type.actions is ActionKind.CONTINUOUS:
+        bounds = state.action_space()  # type: ignore[attr-defined]
+        response.flick_bounds.CopyFrom(
+            rules.FlickBounds(
+                side_min=min(bounds.sides),
+                side_max=max(bounds.sides),
+                offset_min=bounds.offset[0],
+                offset_max=bounds.offset[1],
+                angle_min_rad=bounds.angle[0],
+                angle_max_rad=bounds.angle[1],
+                impulse_min_ns=bounds.impulse[0],
+                impulse_max_ns=bounds.impulse[1],
+            )
+        )
+    return response
+
+
+def apply_actions(request: rules.ApplyActionRequest) -> rules.ApplyActionResponse:
+    after, steps = apply_all(replay(request.record), request.actions)
+    applied = [step.info for step in steps]
+    record = pb.GameRecord(
+        config=request.record.config,
+        history=[*request.record.history, *(info.action for info in applied)],
+        rules_version=after.game.game_type.rules_version,
+    )
+    return rules.ApplyActionResponse(record=record, view=view_of(after), applied=applied)
+
+
+def simulate_flick(request: rules.SimulateFlickRequest) -> rules.SimulateFlickResponse:
+    state = replay(request.record)
+    if not wire_of(state.game).trajectories:
+        raise BadRequest(f"SimulateFlick is for Volta, not {state.game.name}")
+    flick = flick_from_proto(request.flick)
+    result = state.simulate(flick, record=request.record_frames)  # type: ignore[attr-defined]
+    return rules.SimulateFlickResponse(outcome=flick_outcome(result))
+
+
+class RulesServicer(Servicer, rules_grpc.RulesServiceServicer):
+    """Keeps no state: every call replays the record it is given (in a
+    thread, so a long record never holds up other calls)."""
 
     service_name = "meeple.v1.RulesService"
 
@@ -39,28 +91,8 @@ class RulesServicer(rules_grpc.RulesServiceServicer):
     async def ListLegalActions(  # noqa: N802
         self, request: rules.ListLegalActionsRequest, context: grpc.aio.ServicerContext
     ) -> rules.ListLegalActionsResponse:
-        state = replay(request.record)
-        response = rules.ListLegalActionsResponse(view=view_of(state))
-        if state.is_chance_node():
-            response.chance_outcomes.extend(
-                rules.ChanceOutcome(outcome=action_to_proto(state, outcome), probability=p)
-                for outcome, p in state.chance_outcomes()
-            )
-        else:
-            response.actions.extend(action_to_proto(state, a) for a in state.legal_actions())
-        space = getattr(state, "action_space", None)
-        if space is not None:
-            bounds = space()
-            response.flick_bounds.CopyFrom(
-                rules.FlickBounds(
-                    offset_min=bounds.offset[0],
-                    offset_max=bounds.offset[1],
-                    angle_min_rad=bounds.angle[0],
-                    angle_max_rad=bounds.angle[1],
-                    impulse_max_ns=bounds.impulse[1],
-                )
-            )
-        return response
+        state = await asyncio.to_thread(replay, request.record)
+        return legal_actions(state)
 
     @rpc
     async def ApplyAction(  # noqa: N802
@@ -70,24 +102,13 @@ class RulesServicer(rules_grpc.RulesServiceServicer):
             raise BadRequest("actions: give at least one action")
         if len(request.actions) > MAX_ACTIONS_PER_CALL:
             raise BadRequest(f"actions: at most {MAX_ACTIONS_PER_CALL} in one call")
-        state = replay(request.record)
-        after, steps = apply_all(state, request.actions)
-        applied = [step.info for step in steps]
-        record = pb.GameRecord(
-            config=request.record.config,
-            history=[*request.record.history, *(info.action for info in applied)],
-        )
-        return rules.ApplyActionResponse(record=record, view=view_of(after), applied=applied)
+        return await asyncio.to_thread(apply_actions, request)
 
     @rpc
     async def SimulateFlick(  # noqa: N802
         self, request: rules.SimulateFlickRequest, context: grpc.aio.ServicerContext
     ) -> rules.SimulateFlickResponse:
-        state = replay(request.record)
-        if state.game.name != "volta":  # type: ignore[attr-defined]
-            raise BadRequest(f"SimulateFlick is for Volta, not {state.game.name}")  # type: ignore[attr-defined]
-        result = state.simulate(flick_from_proto(request.flick), record=request.record_frames)  # type: ignore[attr-defined]
-        return flick_result_to_proto(result)
+        return await asyncio.to_thread(simulate_flick, request)
 
 
 def service() -> Service:

@@ -19,10 +19,12 @@ def generated_files(root: Path) -> list[Path]:
 def test_generated_code_matches_the_protos(tmp_path: Path) -> None:
     sources = sorted(str(p.relative_to(PROTOS)) for p in (PROTOS / "meeple/v1").glob("*.proto"))
     assert sources, "no .proto files found"
+    well_known = Path(protoc.__file__).parent / "_proto"  # google/protobuf/*.proto
     status = protoc.main(
         [
             "protoc",
             f"-I{PROTOS}",
+            f"-I{well_known}",
             f"--python_out={tmp_path}",
             f"--pyi_out={tmp_path}",
             f"--grpc_python_out={tmp_path}",

@@ -40,7 +40,10 @@ def test_new_game_gives_an_empty_record_and_a_view(stub: rules_grpc.RulesService
     assert response.record.config.kind == pb.GAME_KIND_ROLIT
     assert response.record.config.rolit.players == 4
     assert list(response.record.history) == []
-    assert response.view.current_player == 0
+    assert response.record.rules_version >= 1
+    assert response.view.phase == pb.GAME_PHASE_SEAT_TO_ACT
+    assert response.view.HasField("seat_to_act")
+    assert response.view.seat_to_act == 0
     assert list(response.view.scores) == [1, 1, 1, 1]
     assert "a b c d e f g h" in response.view.text
 
@@ -60,9 +63,11 @@ def test_a_client_plays_a_whole_game(
     rng = random.Random(config.kind)
     for _ in range(2000):
         listed = stub.ListLegalActions(rules.ListLegalActionsRequest(record=record))
-        if listed.view.terminal:
+        if listed.view.phase == pb.GAME_PHASE_TERMINAL:
+            assert not listed.view.HasField("seat_to_act")
             break
         if listed.chance_outcomes:
+            assert listed.view.phase == pb.GAME_PHASE_CHANCE
             assert math.isclose(sum(o.probability for o in listed.chance_outcomes), 1.0)
             choice = rng.choice(listed.chance_outcomes).outcome.action
         else:
@@ -98,7 +103,9 @@ def test_an_illegal_move_is_failed_precondition_with_the_reason(
         (ROLIT, pb.Action(board=pb.BoardMove(square=99)), "0..63"),
         (ROLIT, pb.Action(flick=pb.Flick(side=0)), "rolit takes Action.board"),
         (ROLIT, pb.Action(), "got nothing"),
-        (ROLIT, pb.Action(board=pb.BoardMove(pass_turn=True)), "0..63"),
+        (ROLIT, pb.Action(board=pb.BoardMove(pass_turn=pb.PassTurn())), "rolit has no pass"),
+        (ROLIT, pb.Action(board=pb.BoardMove()), "set square or pass_turn"),
+        (OTHELLO, pb.Action(board=pb.BoardMove(square=64)), "0..63"),
         (VOLTA, pb.Action(flick=pb.Flick(side=0, impulse_ns=math.nan)), "finite"),
         (VOLTA, pb.Action(flick=pb.Flick(side=0, impulse_ns=math.inf)), "finite"),
         (VOLTA, pb.Action(flick=pb.Flick(side=7, impulse_ns=0.01)), "side"),
@@ -189,19 +196,28 @@ def test_volta_lists_a_grid_and_its_bounds_and_simulates_flicks(
     record = new_record(stub, VOLTA)
     listed = stub.ListLegalActions(rules.ListLegalActionsRequest(record=record))
     assert len(listed.actions) == 180
-    assert listed.flick_bounds.impulse_max_ns == pytest.approx(0.1)
-    hard = pb.Flick(side=2, impulse_ns=0.1)
+    bounds = listed.flick_bounds
+    assert (bounds.side_min, bounds.side_max) == (0, 3)
+    assert (bounds.offset_min, bounds.offset_max) == (-1.0, 1.0)
+    assert bounds.angle_min_rad == pytest.approx(-bounds.angle_max_rad)
+    assert 0 <= bounds.impulse_min_ns < bounds.impulse_max_ns
+    hard = pb.Flick(side=2, impulse_ns=bounds.impulse_max_ns)
     result = stub.SimulateFlick(
         rules.SimulateFlickRequest(record=record, flick=hard, record_frames=True)
-    )
+    ).outcome
+    assert result.HasField("point_to")
     assert result.point_to == 1  # the mover's own rider is thrown
-    assert [e.kind for e in result.events][:1] == ["rider_fall"]
+    assert [e.kind for e in result.events][:1] == [pb.FLICK_EVENT_KIND_RIDER_FALL]
+    assert result.events[0].seat == 0
     assert len(result.frames) >= 2
     assert len(result.frames[0].steeds) == 2
+    assert result.frames[0].steeds[0].rider == pb.RIDER_STATE_SEATED
     gentle = stub.SimulateFlick(
-        rules.SimulateFlickRequest(record=record, flick=pb.Flick(side=2, impulse_ns=0.01))
-    )
-    assert gentle.point_to == -1
+        rules.SimulateFlickRequest(
+            record=record, flick=pb.Flick(side=2, impulse_ns=bounds.impulse_min_ns)
+        )
+    ).outcome
+    assert not gentle.HasField("point_to")
     assert list(gentle.frames) == []
     details = rejected(
         lambda: stub.SimulateFlick(
@@ -223,11 +239,87 @@ def test_an_oversized_message_is_resource_exhausted(stub: rules_grpc.RulesServic
     )
 
 
-def test_an_overlong_history_is_invalid_argument(stub: rules_grpc.RulesServiceStub) -> None:
-    record = new_record(stub, ROLIT)
-    record.history.extend([pb.Action(board=pb.BoardMove(square=29))] * 100_001)
+@pytest.mark.parametrize(
+    ("config", "limit"), [(ROLIT, 60), (OTHELLO, 120), (VOLLEYBALL, 2000), (VOLTA, 2000)]
+)
+def test_a_record_over_its_games_limit_is_resource_exhausted(
+    stub: rules_grpc.RulesServiceStub, config: pb.GameConfig, limit: int
+) -> None:
+    record = new_record(stub, config)
+    action = stub.ListLegalActions(rules.ListLegalActionsRequest(record=record)).actions[0]
+    record.history.extend([action.action] * (limit + 1))
     details = rejected(
         lambda: stub.ListLegalActions(rules.ListLegalActionsRequest(record=record)),
-        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
     )
-    assert "at most 100000 actions" in details
+    assert f"at most {limit} actions" in details
+
+
+def test_a_huge_record_is_refused_at_once_and_stalls_no_one(
+    channel: grpc.Channel, stub: rules_grpc.RulesServiceStub
+) -> None:
+    """A 100,000-flick Volta record once froze every service for 4 s."""
+    import threading
+    import time
+
+    from meeple.v1 import match_service_pb2 as ms
+    from meeple.v1 import match_service_pb2_grpc as ms_grpc
+
+    record = new_record(stub, VOLTA)
+    flick = pb.Action(flick=pb.Flick(side=1, offset=0.5, angle_rad=0.1, impulse_ns=0.01))
+    record.history.extend([flick] * 100_000)
+    matches = ms_grpc.MatchServiceStub(channel)
+    missing = ms.GetMatchRequest(match_id="0123456789abcdef")
+    slowest: list[float] = []
+
+    def other_client() -> None:
+        for _ in range(10):
+            start = time.perf_counter()
+            with pytest.raises(grpc.RpcError):
+                matches.GetMatch(missing)
+            slowest.append(time.perf_counter() - start)
+
+    thread = threading.Thread(target=other_client)
+    thread.start()
+    for _ in range(3):
+        rejected(
+            lambda: stub.ListLegalActions(rules.ListLegalActionsRequest(record=record)),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        )
+    thread.join()
+    assert max(slowest) < 1.0, f"a GetMatch alongside took {max(slowest):.2f} s"
+
+
+def test_a_record_of_other_rules_is_failed_precondition(
+    stub: rules_grpc.RulesServiceStub,
+) -> None:
+    record = new_record(stub, VOLTA)
+    record.rules_version += 1
+    details = rejected(
+        lambda: stub.ListLegalActions(rules.ListLegalActionsRequest(record=record)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+    )
+    assert f"version {record.rules_version}" in details
+    record.rules_version = 0  # unset: the server's current version
+    stub.ListLegalActions(rules.ListLegalActionsRequest(record=record))
+
+
+def test_othello_passes_with_pass_turn(stub: rules_grpc.RulesServiceStub) -> None:
+    # A position where black has no capture: play to it through the rules.
+    record = new_record(stub, OTHELLO)
+    rng = random.Random(2)  # random play that reaches a pass at ply 58
+    for _ in range(200):
+        listed = stub.ListLegalActions(rules.ListLegalActionsRequest(record=record))
+        if listed.view.phase == pb.GAME_PHASE_TERMINAL:
+            raise AssertionError("no pass came up")
+        if [a.action.board.WhichOneof("move") for a in listed.actions] == ["pass_turn"]:
+            assert listed.actions[0].notation == "pass"
+            break
+        choice = rng.choice(listed.actions).action
+        record = stub.ApplyAction(rules.ApplyActionRequest(record=record, actions=[choice])).record
+    passed = stub.ApplyAction(
+        rules.ApplyActionRequest(
+            record=record, actions=[pb.Action(board=pb.BoardMove(pass_turn=pb.PassTurn()))]
+        )
+    )
+    assert passed.applied[0].notation == "pass"

@@ -24,17 +24,23 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14meeple/v1/game.proto\x12\tmeeple.v1\"\xc2\x01\n\nGameConfig\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12(\n\x05rolit\x18\x02 \x01(\x0b\x32\x17.meeple.v1.RolitOptionsH\x00\x12\x32\n\nvolleyball\x18\x03 \x01(\x0b\x32\x1c.meeple.v1.VolleyballOptionsH\x00\x12(\n\x05volta\x18\x04 \x01(\x0b\x32\x17.meeple.v1.VoltaOptionsH\x00\x42\t\n\x07options\"X\n\x0cRolitOptions\x12\x14\n\x07players\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nfirst_seat\x18\x02 \x01(\x05H\x01\x88\x01\x01\x42\n\n\x08_playersB\r\n\x0b_first_seat\"h\n\x11VolleyballOptions\x12\x13\n\x0b\x62ig_leagues\x18\x01 \x01(\x08\x12\x16\n\x0eunderdog_boost\x18\x02 \x01(\x08\x12\x17\n\nfirst_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\r\n\x0b_first_seat\"\x9f\x01\n\x0cVoltaOptions\x12\"\n\x05\x64\x65nts\x18\x01 \x03(\x0e\x32\x13.meeple.v1.DentSize\x12\x17\n\x0frider_masses_kg\x18\x02 \x03(\x01\x12\x17\n\nswap_every\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x19\n\x0c\x66irst_player\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\r\n\x0b_swap_everyB\x0f\n\r_first_player\"\x8b\x01\n\x06\x41\x63tion\x12%\n\x05\x62oard\x18\x01 \x01(\x0b\x32\x14.meeple.v1.BoardMoveH\x00\x12/\n\nvolleyball\x18\x02 \x01(\x0b\x32\x19.meeple.v1.VolleyballMoveH\x00\x12!\n\x05\x66lick\x18\x03 \x01(\x0b\x32\x10.meeple.v1.FlickH\x00\x42\x06\n\x04kind\".\n\tBoardMove\x12\x0e\n\x06square\x18\x01 \x01(\r\x12\x11\n\tpass_turn\x18\x02 \x01(\x08\"*\n\x0b\x43ourtSquare\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\r\x12\x0b\n\x03row\x18\x02 \x01(\r\"`\n\x0eVolleyballStep\x12&\n\x06origin\x18\x01 \x01(\x0b\x32\x16.meeple.v1.CourtSquare\x12&\n\x06target\x18\x02 \x01(\x0b\x32\x16.meeple.v1.CourtSquare\"\xfd\x01\n\x0eVolleyballMove\x12\'\n\x05place\x18\x01 \x01(\x0b\x32\x16.meeple.v1.CourtSquareH\x00\x12\'\n\x05serve\x18\x02 \x01(\x0b\x32\x16.meeple.v1.CourtSquareH\x00\x12)\n\x04step\x18\x03 \x01(\x0b\x32\x19.meeple.v1.VolleyballStepH\x00\x12\r\n\x03\x65nd\x18\x04 \x01(\x08H\x00\x12&\n\x04land\x18\x05 \x01(\x0b\x32\x16.meeple.v1.CourtSquareH\x00\x12\x0e\n\x04roll\x18\x06 \x01(\x08H\x00\x12\x1f\n\x04\x64ice\x18\x07 \x01(\x0b\x32\x0f.meeple.v1.DiceH\x00\x42\x06\n\x04move\"\"\n\x04\x44ice\x12\x0c\n\x04\x64ie1\x18\x01 \x01(\r\x12\x0c\n\x04\x64ie2\x18\x02 \x01(\r\"L\n\x05\x46lick\x12\x0c\n\x04side\x18\x01 \x01(\r\x12\x0e\n\x06offset\x18\x02 \x01(\x01\x12\x11\n\tangle_rad\x18\x03 \x01(\x01\x12\x12\n\nimpulse_ns\x18\x04 \x01(\x01\"W\n\nGameRecord\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\"\n\x07history\x18\x02 \x03(\x0b\x32\x11.meeple.v1.Action\"A\n\nActionInfo\x12!\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"p\n\x08GameView\x12\x16\n\x0e\x63urrent_player\x18\x01 \x01(\x05\x12\x10\n\x08terminal\x18\x02 \x01(\x08\x12\x0f\n\x07returns\x18\x03 \x03(\x01\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x0b\n\x03ply\x18\x06 \x01(\r*\x80\x01\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_KIND_ROLIT\x10\x01\x12\x15\n\x11GAME_KIND_OTHELLO\x10\x02\x12\x18\n\x14GAME_KIND_VOLLEYBALL\x10\x03\x12\x13\n\x0fGAME_KIND_VOLTA\x10\x04*O\n\x08\x44\x65ntSize\x12\x19\n\x15\x44\x45NT_SIZE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44\x45NT_SIZE_LARGE\x10\x01\x12\x13\n\x0f\x44\x45NT_SIZE_SMALL\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14meeple/v1/game.proto\x12\tmeeple.v1\"\xc2\x01\n\nGameConfig\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12(\n\x05rolit\x18\x02 \x01(\x0b\x32\x17.meeple.v1.RolitOptionsH\x00\x12\x32\n\nvolleyball\x18\x03 \x01(\x0b\x32\x1c.meeple.v1.VolleyballOptionsH\x00\x12(\n\x05volta\x18\x04 \x01(\x0b\x32\x17.meeple.v1.VoltaOptionsH\x00\x42\t\n\x07options\"X\n\x0cRolitOptions\x12\x14\n\x07players\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nfirst_seat\x18\x02 \x01(\x05H\x01\x88\x01\x01\x42\n\n\x08_playersB\r\n\x0b_first_seat\"h\n\x11VolleyballOptions\x12\x13\n\x0b\x62ig_leagues\x18\x01 \x01(\x08\x12\x16\n\x0eunderdog_boost\x18\x02 \x01(\x08\x12\x17\n\nfirst_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\r\n\x0b_first_seat\"\x9b\x01\n\x0cVoltaOptions\x12\"\n\x05\x64\x65nts\x18\x01 \x03(\x0e\x32\x13.meeple.v1.DentSize\x12\x17\n\x0frider_masses_kg\x18\x02 \x03(\x01\x12\x17\n\nswap_every\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nfirst_seat\x18\x04 \x01(\x05H\x01\x88\x01\x01\x42\r\n\x0b_swap_everyB\r\n\x0b_first_seat\"\x8b\x01\n\x06\x41\x63tion\x12%\n\x05\x62oard\x18\x01 \x01(\x0b\x32\x14.meeple.v1.BoardMoveH\x00\x12/\n\nvolleyball\x18\x02 \x01(\x0b\x32\x19.meeple.v1.VolleyballMoveH\x00\x12!\n\x05\x66lick\x18\x03 \x01(\x0b\x32\x10.meeple.v1.FlickH\x00\x42\x06\n\x04kind\"\n\n\x08PassTurn\"U\n\tBoardMove\x12\x10\n\x06square\x18\x01 \x01(\rH\x00\x12(\n\tpass_turn\x18\x03 \x01(\x0b\x32\x13.meeple.v1.PassTurnH\x00\x42\x06\n\x04moveJ\x04\x08\x02\x10\x03\"*\n\x0b\x43ourtSquare\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\r\x12\x0b\n\x03row\x18\x02 \x01(\r\"`\n\x0eVolleyballStep\x12&\n\x06origin\x18\x01 \x01(\x0b\x32\x16.meeple.v1.CourtSquare\x12&\n\x06target\x18\x02 \x01(\x0b\x32\x16.meeple.v1.CourtSquare\"\t\n\x07\x45ndTurn\"\n\n\x08RollDice\"\xb2\x02\n\x0eVolleyballMove\x12\'\n\x05place\x18\x01 \x01(\x0b\x32\x16.meeple.v1.CourtSquareH\x00\x12\'\n\x05serve\x18\x02 \x01(\x0b\x32\x16.meeple.v1.CourtSquareH\x00\x12)\n\x04step\x18\x03 \x01(\x0b\x32\x19.meeple.v1.VolleyballStepH\x00\x12!\n\x03\x65nd\x18\x08 \x01(\x0b\x32\x12.meeple.v1.EndTurnH\x00\x12&\n\x04land\x18\x05 \x01(\x0b\x32\x16.meeple.v1.CourtSquareH\x00\x12#\n\x04roll\x18\t \x01(\x0b\x32\x13.meeple.v1.RollDiceH\x00\x12\x1f\n\x04\x64ice\x18\x07 \x01(\x0b\x32\x0f.meeple.v1.DiceH\x00\x42\x06\n\x04moveJ\x04\x08\x04\x10\x05J\x04\x08\x06\x10\x07\"\"\n\x04\x44ice\x12\x0c\n\x04\x64ie1\x18\x01 \x01(\r\x12\x0c\n\x04\x64ie2\x18\x02 \x01(\r\"L\n\x05\x46lick\x12\x0c\n\x04side\x18\x01 \x01(\r\x12\x0e\n\x06offset\x18\x02 \x01(\x01\x12\x11\n\tangle_rad\x18\x03 \x01(\x01\x12\x12\n\nimpulse_ns\x18\x04 \x01(\x01\"n\n\nGameRecord\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\"\n\x07history\x18\x02 \x03(\x0b\x32\x11.meeple.v1.Action\x12\x15\n\rrules_version\x18\x03 \x01(\r\"A\n\nActionInfo\x12!\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"\xbb\x01\n\x08GameView\x12#\n\x05phase\x18\x07 \x01(\x0e\x32\x14.meeple.v1.GamePhase\x12\x18\n\x0bseat_to_act\x18\x08 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07returns\x18\x03 \x03(\x01\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x0b\n\x03ply\x18\x06 \x01(\rB\x0e\n\x0c_seat_to_actJ\x04\x08\x01\x10\x02J\x04\x08\x02\x10\x03R\x0e\x63urrent_playerR\x08terminal\"\x96\x01\n\tSteedPose\x12\x0b\n\x03x_m\x18\x01 \x01(\x01\x12\x0b\n\x03y_m\x18\x02 \x01(\x01\x12\x11\n\tangle_rad\x18\x03 \x01(\x01\x12\x10\n\x08on_arena\x18\x04 \x01(\x08\x12\x11\n\trider_x_m\x18\x05 \x01(\x01\x12\x11\n\trider_y_m\x18\x06 \x01(\x01\x12$\n\x05rider\x18\x07 \x01(\x0e\x32\x15.meeple.v1.RiderState\"=\n\x05\x46rame\x12\x0e\n\x06time_s\x18\x01 \x01(\x01\x12$\n\x06steeds\x18\x02 \x03(\x0b\x32\x14.meeple.v1.SteedPose\"a\n\nFlickEvent\x12\x0e\n\x06time_s\x18\x01 \x01(\x01\x12\'\n\x04kind\x18\x02 \x01(\x0e\x32\x19.meeple.v1.FlickEventKind\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"\x8f\x01\n\x0c\x46lickOutcome\x12 \n\x06\x66rames\x18\x01 \x03(\x0b\x32\x10.meeple.v1.Frame\x12%\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x15.meeple.v1.FlickEvent\x12\x15\n\x08point_to\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x12\n\nduration_s\x18\x04 \x01(\x01\x42\x0b\n\t_point_to*\x80\x01\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_KIND_ROLIT\x10\x01\x12\x15\n\x11GAME_KIND_OTHELLO\x10\x02\x12\x18\n\x14GAME_KIND_VOLLEYBALL\x10\x03\x12\x13\n\x0fGAME_KIND_VOLTA\x10\x04*O\n\x08\x44\x65ntSize\x12\x19\n\x15\x44\x45NT_SIZE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44\x45NT_SIZE_LARGE\x10\x01\x12\x13\n\x0f\x44\x45NT_SIZE_SMALL\x10\x02*s\n\tGamePhase\x12\x1a\n\x16GAME_PHASE_UNSPECIFIED\x10\x00\x12\x1a\n\x16GAME_PHASE_SEAT_TO_ACT\x10\x01\x12\x15\n\x11GAME_PHASE_CHANCE\x10\x02\x12\x17\n\x13GAME_PHASE_TERMINAL\x10\x03*r\n\nRiderState\x12\x1b\n\x17RIDER_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12RIDER_STATE_SEATED\x10\x01\x12\x17\n\x13RIDER_STATE_ROLLING\x10\x02\x12\x16\n\x12RIDER_STATE_FALLEN\x10\x03*\x94\x01\n\x0e\x46lickEventKind\x12 \n\x1c\x46LICK_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x46LICK_EVENT_KIND_COLLISION\x10\x01\x12\x1f\n\x1b\x46LICK_EVENT_KIND_RIDER_FALL\x10\x02\x12\x1f\n\x1b\x46LICK_EVENT_KIND_STEED_FALL\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'meeple.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMEKIND']._serialized_start=1563
-  _globals['_GAMEKIND']._serialized_end=1691
-  _globals['_DENTSIZE']._serialized_start=1693
-  _globals['_DENTSIZE']._serialized_end=1772
+  _globals['_GAMEKIND']._serialized_start=2246
+  _globals['_GAMEKIND']._serialized_end=2374
+  _globals['_DENTSIZE']._serialized_start=2376
+  _globals['_DENTSIZE']._serialized_end=2455
+  _globals['_GAMEPHASE']._serialized_start=2457
+  _globals['_GAMEPHASE']._serialized_end=2572
+  _globals['_RIDERSTATE']._serialized_start=2574
+  _globals['_RIDERSTATE']._serialized_end=2688
+  _globals['_FLICKEVENTKIND']._serialized_start=2691
+  _globals['_FLICKEVENTKIND']._serialized_end=2839
   _globals['_GAMECONFIG']._serialized_start=36
   _globals['_GAMECONFIG']._serialized_end=230
   _globals['_ROLITOPTIONS']._serialized_start=232
@@ -42,25 +48,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_VOLLEYBALLOPTIONS']._serialized_start=322
   _globals['_VOLLEYBALLOPTIONS']._serialized_end=426
   _globals['_VOLTAOPTIONS']._serialized_start=429
-  _globals['_VOLTAOPTIONS']._serialized_end=588
-  _globals['_ACTION']._serialized_start=591
-  _globals['_ACTION']._serialized_end=730
-  _globals['_BOARDMOVE']._serialized_start=732
-  _globals['_BOARDMOVE']._serialized_end=778
-  _globals['_COURTSQUARE']._serialized_start=780
-  _globals['_COURTSQUARE']._serialized_end=822
-  _globals['_VOLLEYBALLSTEP']._serialized_start=824
-  _globals['_VOLLEYBALLSTEP']._serialized_end=920
-  _globals['_VOLLEYBALLMOVE']._serialized_start=923
-  _globals['_VOLLEYBALLMOVE']._serialized_end=1176
-  _globals['_DICE']._serialized_start=1178
-  _globals['_DICE']._serialized_end=1212
-  _globals['_FLICK']._serialized_start=1214
-  _globals['_FLICK']._serialized_end=1290
-  _globals['_GAMERECORD']._serialized_start=1292
-  _globals['_GAMERECORD']._serialized_end=1379
-  _globals['_ACTIONINFO']._serialized_start=1381
-  _globals['_ACTIONINFO']._serialized_end=1446
-  _globals['_GAMEVIEW']._serialized_start=1448
-  _globals['_GAMEVIEW']._serialized_end=1560
+  _globals['_VOLTAOPTIONS']._serialized_end=584
+  _globals['_ACTION']._serialized_start=587
+  _globals['_ACTION']._serialized_end=726
+  _globals['_PASSTURN']._serialized_start=728
+  _globals['_PASSTURN']._serialized_end=738
+  _globals['_BOARDMOVE']._serialized_start=740
+  _globals['_BOARDMOVE']._serialized_end=825
+  _globals['_COURTSQUARE']._serialized_start=827
+  _globals['_COURTSQUARE']._serialized_end=869
+  _globals['_VOLLEYBALLSTEP']._serialized_start=871
+  _globals['_VOLLEYBALLSTEP']._serialized_end=967
+  _globals['_ENDTURN']._serialized_start=969
+  _globals['_ENDTURN']._serialized_end=978
+  _globals['_ROLLDICE']._serialized_start=980
+  _globals['_ROLLDICE']._serialized_end=990
+  _globals['_VOLLEYBALLMOVE']._serialized_start=993
+  _globals['_VOLLEYBALLMOVE']._serialized_end=1299
+  _globals['_DICE']._serialized_start=1301
+  _globals['_DICE']._serialized_end=1335
+  _globals['_FLICK']._serialized_start=1337
+  _globals['_FLICK']._serialized_end=1413
+  _globals['_GAMERECORD']._serialized_start=1415
+  _globals['_GAMERECORD']._serialized_end=1525
+  _globals['_ACTIONINFO']._serialized_start=1527
+  _globals['_ACTIONINFO']._serialized_end=1592
+  _globals['_GAMEVIEW']._serialized_start=1595
+  _globals['_GAMEVIEW']._serialized_end=1782
+  _globals['_STEEDPOSE']._serialized_start=1785
+  _globals['_STEEDPOSE']._serialized_end=1935
+  _globals['_FRAME']._serialized_start=1937
+  _globals['_FRAME']._serialized_end=1998
+  _globals['_FLICKEVENT']._serialized_start=2000
+  _globals['_FLICKEVENT']._serialized_end=2097
+  _globals['_FLICKOUTCOME']._serialized_start=2100
+  _globals['_FLICKOUTCOME']._serialized_end=2243
 # @@protoc_insertion_point(module_scope)

@@ -20,6 +20,27 @@ class DentSize(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DENT_SIZE_UNSPECIFIED: _ClassVar[DentSize]
     DENT_SIZE_LARGE: _ClassVar[DentSize]
     DENT_SIZE_SMALL: _ClassVar[DentSize]
+
+class GamePhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_PHASE_UNSPECIFIED: _ClassVar[GamePhase]
+    GAME_PHASE_SEAT_TO_ACT: _ClassVar[GamePhase]
+    GAME_PHASE_CHANCE: _ClassVar[GamePhase]
+    GAME_PHASE_TERMINAL: _ClassVar[GamePhase]
+
+class RiderState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RIDER_STATE_UNSPECIFIED: _ClassVar[RiderState]
+    RIDER_STATE_SEATED: _ClassVar[RiderState]
+    RIDER_STATE_ROLLING: _ClassVar[RiderState]
+    RIDER_STATE_FALLEN: _ClassVar[RiderState]
+
+class FlickEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FLICK_EVENT_KIND_UNSPECIFIED: _ClassVar[FlickEventKind]
+    FLICK_EVENT_KIND_COLLISION: _ClassVar[FlickEventKind]
+    FLICK_EVENT_KIND_RIDER_FALL: _ClassVar[FlickEventKind]
+    FLICK_EVENT_KIND_STEED_FALL: _ClassVar[FlickEventKind]
 GAME_KIND_UNSPECIFIED: GameKind
 GAME_KIND_ROLIT: GameKind
 GAME_KIND_OTHELLO: GameKind
@@ -28,6 +49,18 @@ GAME_KIND_VOLTA: GameKind
 DENT_SIZE_UNSPECIFIED: DentSize
 DENT_SIZE_LARGE: DentSize
 DENT_SIZE_SMALL: DentSize
+GAME_PHASE_UNSPECIFIED: GamePhase
+GAME_PHASE_SEAT_TO_ACT: GamePhase
+GAME_PHASE_CHANCE: GamePhase
+GAME_PHASE_TERMINAL: GamePhase
+RIDER_STATE_UNSPECIFIED: RiderState
+RIDER_STATE_SEATED: RiderState
+RIDER_STATE_ROLLING: RiderState
+RIDER_STATE_FALLEN: RiderState
+FLICK_EVENT_KIND_UNSPECIFIED: FlickEventKind
+FLICK_EVENT_KIND_COLLISION: FlickEventKind
+FLICK_EVENT_KIND_RIDER_FALL: FlickEventKind
+FLICK_EVENT_KIND_STEED_FALL: FlickEventKind
 
 class GameConfig(_message.Message):
     __slots__ = ("kind", "rolit", "volleyball", "volta")
@@ -60,16 +93,16 @@ class VolleyballOptions(_message.Message):
     def __init__(self, big_leagues: _Optional[bool] = ..., underdog_boost: _Optional[bool] = ..., first_seat: _Optional[int] = ...) -> None: ...
 
 class VoltaOptions(_message.Message):
-    __slots__ = ("dents", "rider_masses_kg", "swap_every", "first_player")
+    __slots__ = ("dents", "rider_masses_kg", "swap_every", "first_seat")
     DENTS_FIELD_NUMBER: _ClassVar[int]
     RIDER_MASSES_KG_FIELD_NUMBER: _ClassVar[int]
     SWAP_EVERY_FIELD_NUMBER: _ClassVar[int]
-    FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SEAT_FIELD_NUMBER: _ClassVar[int]
     dents: _containers.RepeatedScalarFieldContainer[DentSize]
     rider_masses_kg: _containers.RepeatedScalarFieldContainer[float]
     swap_every: int
-    first_player: int
-    def __init__(self, dents: _Optional[_Iterable[_Union[DentSize, str]]] = ..., rider_masses_kg: _Optional[_Iterable[float]] = ..., swap_every: _Optional[int] = ..., first_player: _Optional[int] = ...) -> None: ...
+    first_seat: int
+    def __init__(self, dents: _Optional[_Iterable[_Union[DentSize, str]]] = ..., rider_masses_kg: _Optional[_Iterable[float]] = ..., swap_every: _Optional[int] = ..., first_seat: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("board", "volleyball", "flick")
@@ -81,13 +114,17 @@ class Action(_message.Message):
     flick: Flick
     def __init__(self, board: _Optional[_Union[BoardMove, _Mapping]] = ..., volleyball: _Optional[_Union[VolleyballMove, _Mapping]] = ..., flick: _Optional[_Union[Flick, _Mapping]] = ...) -> None: ...
 
+class PassTurn(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class BoardMove(_message.Message):
     __slots__ = ("square", "pass_turn")
     SQUARE_FIELD_NUMBER: _ClassVar[int]
     PASS_TURN_FIELD_NUMBER: _ClassVar[int]
     square: int
-    pass_turn: bool
-    def __init__(self, square: _Optional[int] = ..., pass_turn: _Optional[bool] = ...) -> None: ...
+    pass_turn: PassTurn
+    def __init__(self, square: _Optional[int] = ..., pass_turn: _Optional[_Union[PassTurn, _Mapping]] = ...) -> None: ...
 
 class CourtSquare(_message.Message):
     __slots__ = ("column", "row")
@@ -105,6 +142,14 @@ class VolleyballStep(_message.Message):
     target: CourtSquare
     def __init__(self, origin: _Optional[_Union[CourtSquare, _Mapping]] = ..., target: _Optional[_Union[CourtSquare, _Mapping]] = ...) -> None: ...
 
+class EndTurn(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RollDice(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class VolleyballMove(_message.Message):
     __slots__ = ("place", "serve", "step", "end", "land", "roll", "dice")
     PLACE_FIELD_NUMBER: _ClassVar[int]
@@ -117,11 +162,11 @@ class VolleyballMove(_message.Message):
     place: CourtSquare
     serve: CourtSquare
     step: VolleyballStep
-    end: bool
+    end: EndTurn
     land: CourtSquare
-    roll: bool
+    roll: RollDice
     dice: Dice
-    def __init__(self, place: _Optional[_Union[CourtSquare, _Mapping]] = ..., serve: _Optional[_Union[CourtSquare, _Mapping]] = ..., step: _Optional[_Union[VolleyballStep, _Mapping]] = ..., end: _Optional[bool] = ..., land: _Optional[_Union[CourtSquare, _Mapping]] = ..., roll: _Optional[bool] = ..., dice: _Optional[_Union[Dice, _Mapping]] = ...) -> None: ...
+    def __init__(self, place: _Optional[_Union[CourtSquare, _Mapping]] = ..., serve: _Optional[_Union[CourtSquare, _Mapping]] = ..., step: _Optional[_Union[VolleyballStep, _Mapping]] = ..., end: _Optional[_Union[EndTurn, _Mapping]] = ..., land: _Optional[_Union[CourtSquare, _Mapping]] = ..., roll: _Optional[_Union[RollDice, _Mapping]] = ..., dice: _Optional[_Union[Dice, _Mapping]] = ...) -> None: ...
 
 class Dice(_message.Message):
     __slots__ = ("die1", "die2")
@@ -144,12 +189,14 @@ class Flick(_message.Message):
     def __init__(self, side: _Optional[int] = ..., offset: _Optional[float] = ..., angle_rad: _Optional[float] = ..., impulse_ns: _Optional[float] = ...) -> None: ...
 
 class GameRecord(_message.Message):
-    __slots__ = ("config", "history")
+    __slots__ = ("config", "history", "rules_version")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
+    RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
     config: GameConfig
     history: _containers.RepeatedCompositeFieldContainer[Action]
-    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., history: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+    rules_version: int
+    def __init__(self, config: _Optional[_Union[GameConfig, _Mapping]] = ..., history: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., rules_version: _Optional[int] = ...) -> None: ...
 
 class ActionInfo(_message.Message):
     __slots__ = ("action", "notation")
@@ -160,17 +207,65 @@ class ActionInfo(_message.Message):
     def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("current_player", "terminal", "returns", "scores", "text", "ply")
-    CURRENT_PLAYER_FIELD_NUMBER: _ClassVar[int]
-    TERMINAL_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("phase", "seat_to_act", "returns", "scores", "text", "ply")
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TO_ACT_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     PLY_FIELD_NUMBER: _ClassVar[int]
-    current_player: int
-    terminal: bool
+    phase: GamePhase
+    seat_to_act: int
     returns: _containers.RepeatedScalarFieldContainer[float]
     scores: _containers.RepeatedScalarFieldContainer[int]
     text: str
     ply: int
-    def __init__(self, current_player: _Optional[int] = ..., terminal: _Optional[bool] = ..., returns: _Optional[_Iterable[float]] = ..., scores: _Optional[_Iterable[int]] = ..., text: _Optional[str] = ..., ply: _Optional[int] = ...) -> None: ...
+    def __init__(self, phase: _Optional[_Union[GamePhase, str]] = ..., seat_to_act: _Optional[int] = ..., returns: _Optional[_Iterable[float]] = ..., scores: _Optional[_Iterable[int]] = ..., text: _Optional[str] = ..., ply: _Optional[int] = ...) -> None: ...
+
+class SteedPose(_message.Message):
+    __slots__ = ("x_m", "y_m", "angle_rad", "on_arena", "rider_x_m", "rider_y_m", "rider")
+    X_M_FIELD_NUMBER: _ClassVar[int]
+    Y_M_FIELD_NUMBER: _ClassVar[int]
+    ANGLE_RAD_FIELD_NUMBER: _ClassVar[int]
+    ON_ARENA_FIELD_NUMBER: _ClassVar[int]
+    RIDER_X_M_FIELD_NUMBER: _ClassVar[int]
+    RIDER_Y_M_FIELD_NUMBER: _ClassVar[int]
+    RIDER_FIELD_NUMBER: _ClassVar[int]
+    x_m: float
+    y_m: float
+    angle_rad: float
+    on_arena: bool
+    rider_x_m: float
+    rider_y_m: float
+    rider: RiderState
+    def __init__(self, x_m: _Optional[float] = ..., y_m: _Optional[float] = ..., angle_rad: _Optional[float] = ..., on_arena: _Optional[bool] = ..., rider_x_m: _Optional[float] = ..., rider_y_m: _Optional[float] = ..., rider: _Optional[_Union[RiderState, str]] = ...) -> None: ...
+
+class Frame(_message.Message):
+    __slots__ = ("time_s", "steeds")
+    TIME_S_FIELD_NUMBER: _ClassVar[int]
+    STEEDS_FIELD_NUMBER: _ClassVar[int]
+    time_s: float
+    steeds: _containers.RepeatedCompositeFieldContainer[SteedPose]
+    def __init__(self, time_s: _Optional[float] = ..., steeds: _Optional[_Iterable[_Union[SteedPose, _Mapping]]] = ...) -> None: ...
+
+class FlickEvent(_message.Message):
+    __slots__ = ("time_s", "kind", "seat")
+    TIME_S_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    time_s: float
+    kind: FlickEventKind
+    seat: int
+    def __init__(self, time_s: _Optional[float] = ..., kind: _Optional[_Union[FlickEventKind, str]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class FlickOutcome(_message.Message):
+    __slots__ = ("frames", "events", "point_to", "duration_s")
+    FRAMES_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    POINT_TO_FIELD_NUMBER: _ClassVar[int]
+    DURATION_S_FIELD_NUMBER: _ClassVar[int]
+    frames: _containers.RepeatedCompositeFieldContainer[Frame]
+    events: _containers.RepeatedCompositeFieldContainer[FlickEvent]
+    point_to: int
+    duration_s: float
+    def __init__(self, frames: _Optional[_Iterable[_Union[Frame, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[FlickEvent, _Mapping]]] = ..., point_to: _Optional[int] = ..., duration_s: _Optional[float] = ...) -> None: ...

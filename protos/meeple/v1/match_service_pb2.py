@@ -22,55 +22,66 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from meeple.v1 import game_pb2 as meeple_dot_v1_dot_game__pb2
-from meeple.v1 import rules_service_pb2 as meeple_dot_v1_dot_rules__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmeeple/v1/match_service.proto\x12\tmeeple.v1\x1a\x14meeple/v1/game.proto\x1a\x1dmeeple/v1/rules_service.proto\"A\n\nSeatConfig\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x02 \x01(\t\"Z\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x03 \x01(\t\x12\x0e\n\x06joined\x18\x04 \x01(\x08\"\xc2\x01\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x1e\n\x05seats\x18\x03 \x03(\x0b\x32\x0f.meeple.v1.Seat\x12&\n\x06status\x18\x04 \x01(\x0e\x32\x16.meeple.v1.MatchStatus\x12!\n\x04view\x18\x05 \x01(\x0b\x32\x13.meeple.v1.GameView\x12\x15\n\rresigned_seat\x18\x06 \x01(\x05\"a\n\x12\x43reateMatchRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12$\n\x05seats\x18\x02 \x03(\x0b\x32\x15.meeple.v1.SeatConfig\"6\n\x13\x43reateMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\"@\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"V\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x1f\n\x05match\x18\x03 \x01(\x0b\x32\x10.meeple.v1.Match\"a\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpected_ply\x18\x02 \x01(\r\x12\"\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x11.meeple.v1.Action\"_\n\x14SubmitActionResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12&\n\x07\x61pplied\x18\x02 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12%\n\x06record\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameRecord\"7\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_ply\x18\x02 \x01(\r\"t\n\x0c\x41\x63tionPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12%\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x15.meeple.v1.ActionInfo\x12/\n\x05\x66lick\x18\x03 \x01(\x0b\x32 .meeple.v1.SimulateFlickResponse\"4\n\nMatchEnded\x12\x0f\n\x07returns\x18\x01 \x03(\x01\x12\x15\n\rresigned_seat\x18\x02 \x01(\x05\"\xa0\x01\n\x12WatchMatchResponse\x12\x0b\n\x03ply\x18\x01 \x01(\r\x12)\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x17.meeple.v1.ActionPlayedH\x00\x12&\n\x05\x65nded\x18\x03 \x01(\x0b\x32\x15.meeple.v1.MatchEndedH\x00\x12!\n\x04view\x18\x04 \x01(\x0b\x32\x13.meeple.v1.GameViewB\x07\n\x05\x65vent\"!\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"1\n\x0eResignResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match*M\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fSEAT_KIND_HUMAN\x10\x01\x12\x11\n\rSEAT_KIND_BOT\x10\x02*z\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x32\xc6\x03\n\x0cMatchService\x12L\n\x0b\x43reateMatch\x12\x1d.meeple.v1.CreateMatchRequest\x1a\x1e.meeple.v1.CreateMatchResponse\x12\x46\n\tJoinMatch\x12\x1b.meeple.v1.JoinMatchRequest\x1a\x1c.meeple.v1.JoinMatchResponse\x12O\n\x0cSubmitAction\x12\x1e.meeple.v1.SubmitActionRequest\x1a\x1f.meeple.v1.SubmitActionResponse\x12\x43\n\x08GetMatch\x12\x1a.meeple.v1.GetMatchRequest\x1a\x1b.meeple.v1.GetMatchResponse\x12K\n\nWatchMatch\x12\x1c.meeple.v1.WatchMatchRequest\x1a\x1d.meeple.v1.WatchMatchResponse0\x01\x12=\n\x06Resign\x12\x18.meeple.v1.ResignRequest\x1a\x19.meeple.v1.ResignResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmeeple/v1/match_service.proto\x12\tmeeple.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14meeple/v1/game.proto\"d\n\x0bTimeControl\x12\'\n\x04\x62\x61se\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tincrement\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"A\n\nSeatConfig\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x02 \x01(\t\"\x88\x01\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x03 \x01(\t\x12\x0e\n\x06joined\x18\x04 \x01(\x08\x12,\n\ttime_left\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\"t\n\nMatchEnded\x12\x0f\n\x07returns\x18\x01 \x03(\x01\x12$\n\x06reason\x18\x03 \x01(\x0e\x32\x14.meeple.v1.EndReason\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seatJ\x04\x08\x02\x10\x03R\rresigned_seat\"\x92\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x1e\n\x05seats\x18\x03 \x03(\x0b\x32\x0f.meeple.v1.Seat\x12&\n\x06status\x18\x04 \x01(\x0e\x32\x16.meeple.v1.MatchStatus\x12!\n\x04view\x18\x05 \x01(\x0b\x32\x13.meeple.v1.GameView\x12$\n\x05\x65nded\x18\x07 \x01(\x0b\x32\x15.meeple.v1.MatchEnded\x12,\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x16.meeple.v1.TimeControl\x12\x31\n\rturn_deadline\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10\x66irst_seat_drawn\x18\x0b \x01(\x08J\x04\x08\x06\x10\x07R\rresigned_seat\"\x8f\x01\n\x12\x43reateMatchRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12$\n\x05seats\x18\x02 \x03(\x0b\x32\x15.meeple.v1.SeatConfig\x12,\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x16.meeple.v1.TimeControl\"K\n\x13\x43reateMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12\x13\n\x0bowner_token\x18\x02 \x01(\t\"@\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"V\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x1f\n\x05match\x18\x03 \x01(\x0b\x32\x10.meeple.v1.Match\"a\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpected_ply\x18\x02 \x01(\r\x12\"\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x11.meeple.v1.Action\"_\n\x14SubmitActionResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12&\n\x07\x61pplied\x18\x02 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12%\n\x06record\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameRecord\"7\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_ply\x18\x02 \x01(\r\"\x7f\n\x0c\x41\x63tionPlayed\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x12%\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x15.meeple.v1.ActionInfo\x12&\n\x05\x66lick\x18\x03 \x01(\x0b\x32\x17.meeple.v1.FlickOutcomeB\x07\n\x05_seatJ\x04\x08\x01\x10\x02\"\x1a\n\nSeatJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x0e\n\x0cMatchStarted\"x\n\x0c\x43lockStarted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\ttime_left\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xca\x02\n\x12WatchMatchResponse\x12\x0b\n\x03ply\x18\x01 \x01(\r\x12$\n\x08snapshot\x18\x05 \x01(\x0b\x32\x10.meeple.v1.MatchH\x00\x12,\n\x0bseat_joined\x18\x06 \x01(\x0b\x32\x15.meeple.v1.SeatJoinedH\x00\x12*\n\x07started\x18\x07 \x01(\x0b\x32\x17.meeple.v1.MatchStartedH\x00\x12)\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x17.meeple.v1.ActionPlayedH\x00\x12(\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.meeple.v1.ClockStartedH\x00\x12&\n\x05\x65nded\x18\x03 \x01(\x0b\x32\x15.meeple.v1.MatchEndedH\x00\x12!\n\x04view\x18\x04 \x01(\x0b\x32\x13.meeple.v1.GameViewB\x07\n\x05\x65vent\"!\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"1\n\x0eResignResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match*M\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fSEAT_KIND_HUMAN\x10\x01\x12\x11\n\rSEAT_KIND_BOT\x10\x02*z\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03*q\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x14\n\x10\x45ND_REASON_RULES\x10\x01\x12\x1a\n\x16\x45ND_REASON_RESIGNATION\x10\x02\x12\x16\n\x12\x45ND_REASON_TIMEOUT\x10\x03\x32\xc6\x03\n\x0cMatchService\x12L\n\x0b\x43reateMatch\x12\x1d.meeple.v1.CreateMatchRequest\x1a\x1e.meeple.v1.CreateMatchResponse\x12\x46\n\tJoinMatch\x12\x1b.meeple.v1.JoinMatchRequest\x1a\x1c.meeple.v1.JoinMatchResponse\x12O\n\x0cSubmitAction\x12\x1e.meeple.v1.SubmitActionRequest\x1a\x1f.meeple.v1.SubmitActionResponse\x12\x43\n\x08GetMatch\x12\x1a.meeple.v1.GetMatchRequest\x1a\x1b.meeple.v1.GetMatchResponse\x12K\n\nWatchMatch\x12\x1c.meeple.v1.WatchMatchRequest\x1a\x1d.meeple.v1.WatchMatchResponse0\x01\x12=\n\x06Resign\x12\x18.meeple.v1.ResignRequest\x1a\x19.meeple.v1.ResignResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'meeple.v1.match_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEATKIND']._serialized_start=1565
-  _globals['_SEATKIND']._serialized_end=1642
-  _globals['_MATCHSTATUS']._serialized_start=1644
-  _globals['_MATCHSTATUS']._serialized_end=1766
-  _globals['_SEATCONFIG']._serialized_start=97
-  _globals['_SEATCONFIG']._serialized_end=162
-  _globals['_SEAT']._serialized_start=164
-  _globals['_SEAT']._serialized_end=254
-  _globals['_MATCH']._serialized_start=257
-  _globals['_MATCH']._serialized_end=451
-  _globals['_CREATEMATCHREQUEST']._serialized_start=453
-  _globals['_CREATEMATCHREQUEST']._serialized_end=550
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=552
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=606
-  _globals['_JOINMATCHREQUEST']._serialized_start=608
-  _globals['_JOINMATCHREQUEST']._serialized_end=672
-  _globals['_JOINMATCHRESPONSE']._serialized_start=674
-  _globals['_JOINMATCHRESPONSE']._serialized_end=760
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=762
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=859
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=861
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=956
-  _globals['_GETMATCHREQUEST']._serialized_start=958
-  _globals['_GETMATCHREQUEST']._serialized_end=993
-  _globals['_GETMATCHRESPONSE']._serialized_start=995
-  _globals['_GETMATCHRESPONSE']._serialized_end=1085
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1087
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1142
-  _globals['_ACTIONPLAYED']._serialized_start=1144
-  _globals['_ACTIONPLAYED']._serialized_end=1260
-  _globals['_MATCHENDED']._serialized_start=1262
-  _globals['_MATCHENDED']._serialized_end=1314
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=1317
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=1477
-  _globals['_RESIGNREQUEST']._serialized_start=1479
-  _globals['_RESIGNREQUEST']._serialized_end=1512
-  _globals['_RESIGNRESPONSE']._serialized_start=1514
-  _globals['_RESIGNRESPONSE']._serialized_end=1563
-  _globals['_MATCHSERVICE']._serialized_start=1769
-  _globals['_MATCHSERVICE']._serialized_end=2223
+  _globals['_SEATKIND']._serialized_start=2435
+  _globals['_SEATKIND']._serialized_end=2512
+  _globals['_MATCHSTATUS']._serialized_start=2514
+  _globals['_MATCHSTATUS']._serialized_end=2636
+  _globals['_ENDREASON']._serialized_start=2638
+  _globals['_ENDREASON']._serialized_end=2751
+  _globals['_TIMECONTROL']._serialized_start=131
+  _globals['_TIMECONTROL']._serialized_end=231
+  _globals['_SEATCONFIG']._serialized_start=233
+  _globals['_SEATCONFIG']._serialized_end=298
+  _globals['_SEAT']._serialized_start=301
+  _globals['_SEAT']._serialized_end=437
+  _globals['_MATCHENDED']._serialized_start=439
+  _globals['_MATCHENDED']._serialized_end=555
+  _globals['_MATCH']._serialized_start=558
+  _globals['_MATCH']._serialized_end=960
+  _globals['_CREATEMATCHREQUEST']._serialized_start=963
+  _globals['_CREATEMATCHREQUEST']._serialized_end=1106
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=1108
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=1183
+  _globals['_JOINMATCHREQUEST']._serialized_start=1185
+  _globals['_JOINMATCHREQUEST']._serialized_end=1249
+  _globals['_JOINMATCHRESPONSE']._serialized_start=1251
+  _globals['_JOINMATCHRESPONSE']._serialized_end=1337
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1339
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1436
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1438
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1533
+  _globals['_GETMATCHREQUEST']._serialized_start=1535
+  _globals['_GETMATCHREQUEST']._serialized_end=1570
+  _globals['_GETMATCHRESPONSE']._serialized_start=1572
+  _globals['_GETMATCHRESPONSE']._serialized_end=1662
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1664
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1719
+  _globals['_ACTIONPLAYED']._serialized_start=1721
+  _globals['_ACTIONPLAYED']._serialized_end=1848
+  _globals['_SEATJOINED']._serialized_start=1850
+  _globals['_SEATJOINED']._serialized_end=1876
+  _globals['_MATCHSTARTED']._serialized_start=1878
+  _globals['_MATCHSTARTED']._serialized_end=1892
+  _globals['_CLOCKSTARTED']._serialized_start=1894
+  _globals['_CLOCKSTARTED']._serialized_end=2014
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=2017
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=2347
+  _globals['_RESIGNREQUEST']._serialized_start=2349
+  _globals['_RESIGNREQUEST']._serialized_end=2382
+  _globals['_RESIGNRESPONSE']._serialized_start=2384
+  _globals['_RESIGNRESPONSE']._serialized_end=2433
+  _globals['_MATCHSERVICE']._serialized_start=2754
+  _globals['_MATCHSERVICE']._serialized_end=3208
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,8 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from meeple.v1 import game_pb2 as _game_pb2
-from meeple.v1 import rules_service_pb2 as _rules_service_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -21,6 +24,13 @@ class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATUS_WAITING: _ClassVar[MatchStatus]
     MATCH_STATUS_PLAYING: _ClassVar[MatchStatus]
     MATCH_STATUS_FINISHED: _ClassVar[MatchStatus]
+
+class EndReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    END_REASON_UNSPECIFIED: _ClassVar[EndReason]
+    END_REASON_RULES: _ClassVar[EndReason]
+    END_REASON_RESIGNATION: _ClassVar[EndReason]
+    END_REASON_TIMEOUT: _ClassVar[EndReason]
 SEAT_KIND_UNSPECIFIED: SeatKind
 SEAT_KIND_HUMAN: SeatKind
 SEAT_KIND_BOT: SeatKind
@@ -28,6 +38,18 @@ MATCH_STATUS_UNSPECIFIED: MatchStatus
 MATCH_STATUS_WAITING: MatchStatus
 MATCH_STATUS_PLAYING: MatchStatus
 MATCH_STATUS_FINISHED: MatchStatus
+END_REASON_UNSPECIFIED: EndReason
+END_REASON_RULES: EndReason
+END_REASON_RESIGNATION: EndReason
+END_REASON_TIMEOUT: EndReason
+
+class TimeControl(_message.Message):
+    __slots__ = ("base", "increment")
+    BASE_FIELD_NUMBER: _ClassVar[int]
+    INCREMENT_FIELD_NUMBER: _ClassVar[int]
+    base: _duration_pb2.Duration
+    increment: _duration_pb2.Duration
+    def __init__(self, base: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., increment: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SeatConfig(_message.Message):
     __slots__ = ("kind", "bot_spec")
@@ -38,46 +60,70 @@ class SeatConfig(_message.Message):
     def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("index", "kind", "bot_spec", "joined")
+    __slots__ = ("index", "kind", "bot_spec", "joined", "time_left")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_SPEC_FIELD_NUMBER: _ClassVar[int]
     JOINED_FIELD_NUMBER: _ClassVar[int]
+    TIME_LEFT_FIELD_NUMBER: _ClassVar[int]
     index: int
     kind: SeatKind
     bot_spec: str
     joined: bool
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ..., joined: _Optional[bool] = ...) -> None: ...
+    time_left: _duration_pb2.Duration
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ..., joined: _Optional[bool] = ..., time_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class MatchEnded(_message.Message):
+    __slots__ = ("returns", "reason", "seat")
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    reason: EndReason
+    seat: int
+    def __init__(self, returns: _Optional[_Iterable[float]] = ..., reason: _Optional[_Union[EndReason, str]] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("match_id", "config", "seats", "status", "view", "resigned_seat")
+    __slots__ = ("match_id", "config", "seats", "status", "view", "ended", "time_control", "turn_deadline", "expire_time", "first_seat_drawn")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
-    RESIGNED_SEAT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SEAT_DRAWN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     config: _game_pb2.GameConfig
     seats: _containers.RepeatedCompositeFieldContainer[Seat]
     status: MatchStatus
     view: _game_pb2.GameView
-    resigned_seat: int
-    def __init__(self, match_id: _Optional[str] = ..., config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., resigned_seat: _Optional[int] = ...) -> None: ...
+    ended: MatchEnded
+    time_control: TimeControl
+    turn_deadline: _timestamp_pb2.Timestamp
+    expire_time: _timestamp_pb2.Timestamp
+    first_seat_drawn: bool
+    def __init__(self, match_id: _Optional[str] = ..., config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., first_seat_drawn: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("config", "seats")
+    __slots__ = ("config", "seats", "time_control")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     config: _game_pb2.GameConfig
     seats: _containers.RepeatedCompositeFieldContainer[SeatConfig]
-    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatConfig, _Mapping]]] = ...) -> None: ...
+    time_control: TimeControl
+    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatConfig, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("match",)
+    __slots__ = ("match", "owner_token")
     MATCH_FIELD_NUMBER: _ClassVar[int]
+    OWNER_TOKEN_FIELD_NUMBER: _ClassVar[int]
     match: Match
-    def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ...) -> None: ...
+    owner_token: str
+    def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ..., owner_token: _Optional[str] = ...) -> None: ...
 
 class JoinMatchRequest(_message.Message):
     __slots__ = ("match_id", "seat")
@@ -144,28 +190,48 @@ class ActionPlayed(_message.Message):
     FLICK_FIELD_NUMBER: _ClassVar[int]
     seat: int
     action: _game_pb2.ActionInfo
-    flick: _rules_service_pb2.SimulateFlickResponse
-    def __init__(self, seat: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.ActionInfo, _Mapping]] = ..., flick: _Optional[_Union[_rules_service_pb2.SimulateFlickResponse, _Mapping]] = ...) -> None: ...
+    flick: _game_pb2.FlickOutcome
+    def __init__(self, seat: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.ActionInfo, _Mapping]] = ..., flick: _Optional[_Union[_game_pb2.FlickOutcome, _Mapping]] = ...) -> None: ...
 
-class MatchEnded(_message.Message):
-    __slots__ = ("returns", "resigned_seat")
-    RETURNS_FIELD_NUMBER: _ClassVar[int]
-    RESIGNED_SEAT_FIELD_NUMBER: _ClassVar[int]
-    returns: _containers.RepeatedScalarFieldContainer[float]
-    resigned_seat: int
-    def __init__(self, returns: _Optional[_Iterable[float]] = ..., resigned_seat: _Optional[int] = ...) -> None: ...
+class SeatJoined(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class MatchStarted(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClockStarted(_message.Message):
+    __slots__ = ("seat", "time_left", "deadline")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TIME_LEFT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    time_left: _duration_pb2.Duration
+    deadline: _timestamp_pb2.Timestamp
+    def __init__(self, seat: _Optional[int] = ..., time_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WatchMatchResponse(_message.Message):
-    __slots__ = ("ply", "action", "ended", "view")
+    __slots__ = ("ply", "snapshot", "seat_joined", "started", "action", "clock", "ended", "view")
     PLY_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_JOINED_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     ENDED_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     ply: int
+    snapshot: Match
+    seat_joined: SeatJoined
+    started: MatchStarted
     action: ActionPlayed
+    clock: ClockStarted
     ended: MatchEnded
     view: _game_pb2.GameView
-    def __init__(self, ply: _Optional[int] = ..., action: _Optional[_Union[ActionPlayed, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+    def __init__(self, ply: _Optional[int] = ..., snapshot: _Optional[_Union[Match, _Mapping]] = ..., seat_joined: _Optional[_Union[SeatJoined, _Mapping]] = ..., started: _Optional[_Union[MatchStarted, _Mapping]] = ..., action: _Optional[_Union[ActionPlayed, _Mapping]] = ..., clock: _Optional[_Union[ClockStarted, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
 
 class ResignRequest(_message.Message):
     __slots__ = ("match_id",)

@@ -26,8 +26,16 @@ if _version_not_supported:
 
 
 class MatchServiceStub:
-    """MatchService keeps authoritative matches: seats, turns, bots and a stream
-    of events. A seat's token goes in the "meeple-seat-token" metadata.
+    """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
+    stream of events. A seat's token goes in the "meeple-seat-token" metadata;
+    the owner token that CreateMatch returns goes in "meeple-owner-token".
+
+    Lifecycle: a match waits until every human seat is joined, then plays. A
+    waiting match that is not full within the server's wait limit expires and
+    is deleted. A playing match ends by its rules, a resignation, or a human
+    seat running out of time. A finished match stays readable (GetMatch,
+    WatchMatch) for the server's retention time, then is deleted. A deleted
+    match is NOT_FOUND.
     """
 
     def __init__(self, channel):
@@ -69,8 +77,16 @@ class MatchServiceStub:
 
 
 class MatchServiceServicer:
-    """MatchService keeps authoritative matches: seats, turns, bots and a stream
-    of events. A seat's token goes in the "meeple-seat-token" metadata.
+    """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
+    stream of events. A seat's token goes in the "meeple-seat-token" metadata;
+    the owner token that CreateMatch returns goes in "meeple-owner-token".
+
+    Lifecycle: a match waits until every human seat is joined, then plays. A
+    waiting match that is not full within the server's wait limit expires and
+    is deleted. A playing match ends by its rules, a resignation, or a human
+    seat running out of time. A finished match stays readable (GetMatch,
+    WatchMatch) for the server's retention time, then is deleted. A deleted
+    match is NOT_FOUND.
     """
 
     def CreateMatch(self, request, context):
@@ -81,14 +97,16 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinMatch(self, request, context):
-        """JoinMatch takes a free human seat and returns its token.
+        """JoinMatch takes a human seat and returns its token. Anyone who knows the
+        match id may take a free human seat; the owner token also retakes a
+        joined seat, replacing its lost token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SubmitAction(self, request, context):
-        """SubmitAction plays the token's seat's turn at the expected ply.
+        """SubmitAction plays actions of the token's seat at the expected ply.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -102,7 +120,8 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchMatch(self, request, context):
-        """WatchMatch streams a match's events from a ply until it ends.
+        """WatchMatch streams a snapshot of a match, then its events from a ply
+        until it ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -157,8 +176,16 @@ def add_MatchServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class MatchService:
-    """MatchService keeps authoritative matches: seats, turns, bots and a stream
-    of events. A seat's token goes in the "meeple-seat-token" metadata.
+    """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
+    stream of events. A seat's token goes in the "meeple-seat-token" metadata;
+    the owner token that CreateMatch returns goes in "meeple-owner-token".
+
+    Lifecycle: a match waits until every human seat is joined, then plays. A
+    waiting match that is not full within the server's wait limit expires and
+    is deleted. A playing match ends by its rules, a resignation, or a human
+    seat running out of time. A finished match stays readable (GetMatch,
+    WatchMatch) for the server's retention time, then is deleted. A deleted
+    match is NOT_FOUND.
     """
 
     @staticmethod

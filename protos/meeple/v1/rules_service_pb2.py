@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from meeple.v1 import game_pb2 as meeple_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmeeple/v1/rules_service.proto\x12\tmeeple.v1\x1a\x14meeple/v1/game.proto\"7\n\x0eNewGameRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\"[\n\x0fNewGameResponse\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.meeple.v1.GameView\"@\n\x17ListLegalActionsRequest\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\"L\n\rChanceOutcome\x12&\n\x07outcome\x18\x01 \x01(\x0b\x32\x15.meeple.v1.ActionInfo\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\"{\n\x0b\x46lickBounds\x12\x12\n\noffset_min\x18\x01 \x01(\x01\x12\x12\n\noffset_max\x18\x02 \x01(\x01\x12\x15\n\rangle_min_rad\x18\x03 \x01(\x01\x12\x15\n\rangle_max_rad\x18\x04 \x01(\x01\x12\x16\n\x0eimpulse_max_ns\x18\x05 \x01(\x01\"\xc6\x01\n\x18ListLegalActionsResponse\x12&\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\x12\x31\n\x0f\x63hance_outcomes\x18\x02 \x03(\x0b\x32\x18.meeple.v1.ChanceOutcome\x12,\n\x0c\x66lick_bounds\x18\x03 \x01(\x0b\x32\x16.meeple.v1.FlickBounds\x12!\n\x04view\x18\x04 \x01(\x0b\x32\x13.meeple.v1.GameView\"_\n\x12\x41pplyActionRequest\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.meeple.v1.Action\"\x87\x01\n\x13\x41pplyActionResponse\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.meeple.v1.GameView\x12&\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\"u\n\x14SimulateFlickRequest\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12\x1f\n\x05\x66lick\x18\x02 \x01(\x0b\x32\x10.meeple.v1.Flick\x12\x15\n\rrecord_frames\x18\x03 \x01(\x08\"\x7f\n\tSteedPose\x12\x0b\n\x03x_m\x18\x01 \x01(\x01\x12\x0b\n\x03y_m\x18\x02 \x01(\x01\x12\x11\n\tangle_rad\x18\x03 \x01(\x01\x12\x10\n\x08on_arena\x18\x04 \x01(\x08\x12\x11\n\trider_x_m\x18\x05 \x01(\x01\x12\x11\n\trider_y_m\x18\x06 \x01(\x01\x12\r\n\x05rider\x18\x07 \x01(\t\"=\n\x05\x46rame\x12\x0e\n\x06time_s\x18\x01 \x01(\x01\x12$\n\x06steeds\x18\x02 \x03(\x0b\x32\x14.meeple.v1.SteedPose\"8\n\nFlickEvent\x12\x0e\n\x06time_s\x18\x01 \x01(\x01\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"\x86\x01\n\x15SimulateFlickResponse\x12 \n\x06\x66rames\x18\x01 \x03(\x0b\x32\x10.meeple.v1.Frame\x12%\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x15.meeple.v1.FlickEvent\x12\x10\n\x08point_to\x18\x03 \x01(\x05\x12\x12\n\nduration_s\x18\x04 \x01(\x01\x32\xcf\x02\n\x0cRulesService\x12@\n\x07NewGame\x12\x19.meeple.v1.NewGameRequest\x1a\x1a.meeple.v1.NewGameResponse\x12[\n\x10ListLegalActions\x12\".meeple.v1.ListLegalActionsRequest\x1a#.meeple.v1.ListLegalActionsResponse\x12L\n\x0b\x41pplyAction\x12\x1d.meeple.v1.ApplyActionRequest\x1a\x1e.meeple.v1.ApplyActionResponse\x12R\n\rSimulateFlick\x12\x1f.meeple.v1.SimulateFlickRequest\x1a .meeple.v1.SimulateFlickResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmeeple/v1/rules_service.proto\x12\tmeeple.v1\x1a\x14meeple/v1/game.proto\"7\n\x0eNewGameRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\"[\n\x0fNewGameResponse\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.meeple.v1.GameView\"@\n\x17ListLegalActionsRequest\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\"L\n\rChanceOutcome\x12&\n\x07outcome\x18\x01 \x01(\x0b\x32\x15.meeple.v1.ActionInfo\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\"\xb7\x01\n\x0b\x46lickBounds\x12\x12\n\noffset_min\x18\x01 \x01(\x01\x12\x12\n\noffset_max\x18\x02 \x01(\x01\x12\x15\n\rangle_min_rad\x18\x03 \x01(\x01\x12\x15\n\rangle_max_rad\x18\x04 \x01(\x01\x12\x16\n\x0eimpulse_max_ns\x18\x05 \x01(\x01\x12\x10\n\x08side_min\x18\x06 \x01(\r\x12\x10\n\x08side_max\x18\x07 \x01(\r\x12\x16\n\x0eimpulse_min_ns\x18\x08 \x01(\x01\"\xc6\x01\n\x18ListLegalActionsResponse\x12&\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\x12\x31\n\x0f\x63hance_outcomes\x18\x02 \x03(\x0b\x32\x18.meeple.v1.ChanceOutcome\x12,\n\x0c\x66lick_bounds\x18\x03 \x01(\x0b\x32\x16.meeple.v1.FlickBounds\x12!\n\x04view\x18\x04 \x01(\x0b\x32\x13.meeple.v1.GameView\"_\n\x12\x41pplyActionRequest\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.meeple.v1.Action\"\x87\x01\n\x13\x41pplyActionResponse\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.meeple.v1.GameView\x12&\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\"u\n\x14SimulateFlickRequest\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameRecord\x12\x1f\n\x05\x66lick\x18\x02 \x01(\x0b\x32\x10.meeple.v1.Flick\x12\x15\n\rrecord_frames\x18\x03 \x01(\x08\"A\n\x15SimulateFlickResponse\x12(\n\x07outcome\x18\x01 \x01(\x0b\x32\x17.meeple.v1.FlickOutcome2\xcf\x02\n\x0cRulesService\x12@\n\x07NewGame\x12\x19.meeple.v1.NewGameRequest\x1a\x1a.meeple.v1.NewGameResponse\x12[\n\x10ListLegalActions\x12\".meeple.v1.ListLegalActionsRequest\x1a#.meeple.v1.ListLegalActionsResponse\x12L\n\x0b\x41pplyAction\x12\x1d.meeple.v1.ApplyActionRequest\x1a\x1e.meeple.v1.ApplyActionResponse\x12R\n\rSimulateFlick\x12\x1f.meeple.v1.SimulateFlickRequest\x1a .meeple.v1.SimulateFlickResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,24 +40,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=280
   _globals['_CHANCEOUTCOME']._serialized_start=282
   _globals['_CHANCEOUTCOME']._serialized_end=358
-  _globals['_FLICKBOUNDS']._serialized_start=360
-  _globals['_FLICKBOUNDS']._serialized_end=483
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=486
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=684
-  _globals['_APPLYACTIONREQUEST']._serialized_start=686
-  _globals['_APPLYACTIONREQUEST']._serialized_end=781
-  _globals['_APPLYACTIONRESPONSE']._serialized_start=784
-  _globals['_APPLYACTIONRESPONSE']._serialized_end=919
-  _globals['_SIMULATEFLICKREQUEST']._serialized_start=921
-  _globals['_SIMULATEFLICKREQUEST']._serialized_end=1038
-  _globals['_STEEDPOSE']._serialized_start=1040
-  _globals['_STEEDPOSE']._serialized_end=1167
-  _globals['_FRAME']._serialized_start=1169
-  _globals['_FRAME']._serialized_end=1230
-  _globals['_FLICKEVENT']._serialized_start=1232
-  _globals['_FLICKEVENT']._serialized_end=1288
-  _globals['_SIMULATEFLICKRESPONSE']._serialized_start=1291
-  _globals['_SIMULATEFLICKRESPONSE']._serialized_end=1425
-  _globals['_RULESSERVICE']._serialized_start=1428
-  _globals['_RULESSERVICE']._serialized_end=1763
+  _globals['_FLICKBOUNDS']._serialized_start=361
+  _globals['_FLICKBOUNDS']._serialized_end=544
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=547
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=745
+  _globals['_APPLYACTIONREQUEST']._serialized_start=747
+  _globals['_APPLYACTIONREQUEST']._serialized_end=842
+  _globals['_APPLYACTIONRESPONSE']._serialized_start=845
+  _globals['_APPLYACTIONRESPONSE']._serialized_end=980
+  _globals['_SIMULATEFLICKREQUEST']._serialized_start=982
+  _globals['_SIMULATEFLICKREQUEST']._serialized_end=1099
+  _globals['_SIMULATEFLICKRESPONSE']._serialized_start=1101
+  _globals['_SIMULATEFLICKRESPONSE']._serialized_end=1166
+  _globals['_RULESSERVICE']._serialized_start=1169
+  _globals['_RULESSERVICE']._serialized_end=1504
 # @@protoc_insertion_point(module_scope)

@@ -36,18 +36,24 @@ class ChanceOutcome(_message.Message):
     def __init__(self, outcome: _Optional[_Union[_game_pb2.ActionInfo, _Mapping]] = ..., probability: _Optional[float] = ...) -> None: ...
 
 class FlickBounds(_message.Message):
-    __slots__ = ("offset_min", "offset_max", "angle_min_rad", "angle_max_rad", "impulse_max_ns")
+    __slots__ = ("offset_min", "offset_max", "angle_min_rad", "angle_max_rad", "impulse_max_ns", "side_min", "side_max", "impulse_min_ns")
     OFFSET_MIN_FIELD_NUMBER: _ClassVar[int]
     OFFSET_MAX_FIELD_NUMBER: _ClassVar[int]
     ANGLE_MIN_RAD_FIELD_NUMBER: _ClassVar[int]
     ANGLE_MAX_RAD_FIELD_NUMBER: _ClassVar[int]
     IMPULSE_MAX_NS_FIELD_NUMBER: _ClassVar[int]
+    SIDE_MIN_FIELD_NUMBER: _ClassVar[int]
+    SIDE_MAX_FIELD_NUMBER: _ClassVar[int]
+    IMPULSE_MIN_NS_FIELD_NUMBER: _ClassVar[int]
     offset_min: float
     offset_max: float
     angle_min_rad: float
     angle_max_rad: float
     impulse_max_ns: float
-    def __init__(self, offset_min: _Optional[float] = ..., offset_max: _Optional[float] = ..., angle_min_rad: _Optional[float] = ..., angle_max_rad: _Optional[float] = ..., impulse_max_ns: _Optional[float] = ...) -> None: ...
+    side_min: int
+    side_max: int
+    impulse_min_ns: float
+    def __init__(self, offset_min: _Optional[float] = ..., offset_max: _Optional[float] = ..., angle_min_rad: _Optional[float] = ..., angle_max_rad: _Optional[float] = ..., impulse_max_ns: _Optional[float] = ..., side_min: _Optional[int] = ..., side_max: _Optional[int] = ..., impulse_min_ns: _Optional[float] = ...) -> None: ...
 
 class ListLegalActionsResponse(_message.Message):
     __slots__ = ("actions", "chance_outcomes", "flick_bounds", "view")
@@ -89,50 +95,8 @@ class SimulateFlickRequest(_message.Message):
     record_frames: bool
     def __init__(self, record: _Optional[_Union[_game_pb2.GameRecord, _Mapping]] = ..., flick: _Optional[_Union[_game_pb2.Flick, _Mapping]] = ..., record_frames: _Optional[bool] = ...) -> None: ...
 
-class SteedPose(_message.Message):
-    __slots__ = ("x_m", "y_m", "angle_rad", "on_arena", "rider_x_m", "rider_y_m", "rider")
-    X_M_FIELD_NUMBER: _ClassVar[int]
-    Y_M_FIELD_NUMBER: _ClassVar[int]
-    ANGLE_RAD_FIELD_NUMBER: _ClassVar[int]
-    ON_ARENA_FIELD_NUMBER: _ClassVar[int]
-    RIDER_X_M_FIELD_NUMBER: _ClassVar[int]
-    RIDER_Y_M_FIELD_NUMBER: _ClassVar[int]
-    RIDER_FIELD_NUMBER: _ClassVar[int]
-    x_m: float
-    y_m: float
-    angle_rad: float
-    on_arena: bool
-    rider_x_m: float
-    rider_y_m: float
-    rider: str
-    def __init__(self, x_m: _Optional[float] = ..., y_m: _Optional[float] = ..., angle_rad: _Optional[float] = ..., on_arena: _Optional[bool] = ..., rider_x_m: _Optional[float] = ..., rider_y_m: _Optional[float] = ..., rider: _Optional[str] = ...) -> None: ...
-
-class Frame(_message.Message):
-    __slots__ = ("time_s", "steeds")
-    TIME_S_FIELD_NUMBER: _ClassVar[int]
-    STEEDS_FIELD_NUMBER: _ClassVar[int]
-    time_s: float
-    steeds: _containers.RepeatedCompositeFieldContainer[SteedPose]
-    def __init__(self, time_s: _Optional[float] = ..., steeds: _Optional[_Iterable[_Union[SteedPose, _Mapping]]] = ...) -> None: ...
-
-class FlickEvent(_message.Message):
-    __slots__ = ("time_s", "kind", "seat")
-    TIME_S_FIELD_NUMBER: _ClassVar[int]
-    KIND_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
-    time_s: float
-    kind: str
-    seat: int
-    def __init__(self, time_s: _Optional[float] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
-
 class SimulateFlickResponse(_message.Message):
-    __slots__ = ("frames", "events", "point_to", "duration_s")
-    FRAMES_FIELD_NUMBER: _ClassVar[int]
-    EVENTS_FIELD_NUMBER: _ClassVar[int]
-    POINT_TO_FIELD_NUMBER: _ClassVar[int]
-    DURATION_S_FIELD_NUMBER: _ClassVar[int]
-    frames: _containers.RepeatedCompositeFieldContainer[Frame]
-    events: _containers.RepeatedCompositeFieldContainer[FlickEvent]
-    point_to: int
-    duration_s: float
-    def __init__(self, frames: _Optional[_Iterable[_Union[Frame, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[FlickEvent, _Mapping]]] = ..., point_to: _Optional[int] = ..., duration_s: _Optional[float] = ...) -> None: ...
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: _game_pb2.FlickOutcome
+    def __init__(self, outcome: _Optional[_Union[_game_pb2.FlickOutcome, _Mapping]] = ...) -> None: ...

@@ -27,7 +27,9 @@ if _version_not_supported:
 
 class RulesServiceStub:
     """RulesService validates and applies actions on states the client sends; it
-    keeps no state of its own.
+    keeps no state of its own. A record holds at most a per-game number of
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    one is RESOURCE_EXHAUSTED.
     """
 
     def __init__(self, channel):
@@ -60,7 +62,9 @@ class RulesServiceStub:
 
 class RulesServiceServicer:
     """RulesService validates and applies actions on states the client sends; it
-    keeps no state of its own.
+    keeps no state of its own. A record holds at most a per-game number of
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    one is RESOURCE_EXHAUSTED.
     """
 
     def NewGame(self, request, context):
@@ -124,7 +128,9 @@ def add_RulesServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class RulesService:
     """RulesService validates and applies actions on states the client sends; it
-    keeps no state of its own.
+    keeps no state of its own. A record holds at most a per-game number of
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    one is RESOURCE_EXHAUSTED.
     """
 
     @staticmethod
