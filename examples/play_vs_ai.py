@@ -22,16 +22,16 @@ GAMES = {"rolit": 4, "othello": 2, "volleyball": 2, "volta": 2}
 def play(client: MeepleClient, game: str, bot: str, hint: str) -> list[float]:
     """Plays ``game`` with seat 0 following ``hint`` against ``bot`` seats;
     returns the final returns."""
-    match = client.create_match(game, ["human"] + [bot] * (GAMES[game] - 1))
+    match = client.create_match(game, ["human"] + [bot] * (GAMES[game] - 1)).match
     seat = client.join(match.match_id, 0)
     printed: list[str] = []
 
     def spectate() -> None:
         for event in client.watch(match.match_id):
             if event.HasField("action"):
-                who = "dice" if event.action.seat < 0 else f"seat {event.action.seat}"
+                who = f"seat {event.action.seat}" if event.action.HasField("seat") else "dice"
                 printed.append(f"  {event.ply:4d} {who}: {event.action.action.notation}")
-            else:
+            elif event.HasField("ended"):
                 printed.append(f"  end: returns {list(event.ended.returns)}")
 
     spectator = threading.Thread(target=spectate)

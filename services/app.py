@@ -1,28 +1,34 @@
-"""Every service in one process on one port (``meeple up``): rules, AI and
-matches, coordination in memory, bots thinking in a process pool so a long
-think never blocks the server."""
+"""Services in one process on one port (``meeple up`` runs them all): rules,
+AI and matches, coordination in memory, bots thinking in a pool of worker
+processes so a long think never blocks the server, and the background tasks
+a match service needs (bot turns, the clock sweeper, the queue gauges)."""
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import contextlib
+from collections.abc import Callable, Coroutine
+from typing import Any
 from wsgiref.simple_server import WSGIServer
 
-import grpc
-
 from services import ai_service, match_service, rules_service
+from services.ai_service import AIPool, Priority
 from services.coordination import Coordination, MemoryCoordination
-from services.metrics import serve_metrics
-from services.server import GRACE_SECONDS, RateLimiter, build_server, start
+from services.limits import RateLimiter
+from services.match_service import Matches
+from services.metrics import AI_QUEUE_DEPTH, serve_metrics
+from services.server import GRACE_SECONDS, Server, build_server
+from services.settings import Settings
 
 SERVICE_NAMES = ("rules", "ai", "match")
+GAUGE_SECONDS = 1.0
 
 
 class App:
     """A server with some or all of the services (all by default);
     ``await app.start()``, later ``await app.stop()``. The match service
-    brings the bot workers; bots and AIService share the process pool."""
+    brings the bot runners and the clock sweeper; bots and AIService share
+    the AI pool."""
 
     def __init__(
         self,
@@ -31,58 +37,87 @@ class App:
         coordination: Coordination | None = None,
         services: tuple[str, ...] = SERVICE_NAMES,
         metrics_port: int | None = None,
-        rate_limit: tuple[float, float] | None = (500.0, 1000.0),
+        settings: Settings | None = None,
     ) -> None:
         unknown = set(services) - set(SERVICE_NAMES)
         if unknown or not services:
             raise ValueError(f"services are some of {', '.join(SERVICE_NAMES)}, got {services}")
         self.address = address
-        self.workers = workers
         self.services = services
         self.metrics_port = metrics_port
-        # Calls a second and burst per client address, across all services:
-        # generous for play, a brake on floods. None turns it off.
-        self.rate_limiter = RateLimiter(*rate_limit) if rate_limit else None
-        self.coordination = coordination or MemoryCoordination()
-        # Spawned, not forked: a fork of a process running gRPC threads is unsafe.
-        self.executor = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn")
+        self.settings = settings or Settings()
+        self.coordination = coordination or MemoryCoordination(
+            visibility_timeout=self.settings.bot_visibility_timeout
         )
-        self.server: grpc.aio.Server | None = None
+        self.matches = Matches(self.coordination, self.settings)
+        self.pool = AIPool(
+            workers,
+            queue_limit=self.settings.ai_queue_limit,
+            max_think_seconds=self.settings.ai_max_think_seconds,
+        )
+        self.server: Server | None = None
         self.port = 0
-        self._stop_bots = asyncio.Event()
-        self._bots: list[asyncio.Task[None]] = []
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
         self._metrics: WSGIServer | None = None
 
+    @property
+    def uses_pool(self) -> bool:
+        return "ai" in self.services or "match" in self.services
+
     async def start(self) -> int:
+        settings = self.settings
         makers = {
             "rules": rules_service.service,
-            "ai": lambda: ai_service.service(self.executor),
-            "match": lambda: match_service.service(self.coordination),
+            "ai": lambda: ai_service.service(self.pool, settings),
+            "match": lambda: match_service.service(self.matches),
         }
         services = [makers[name]() for name in self.services]
-        for service in services:
-            service.servicer.rate_limiter = self.rate_limiter
-        self.server, self.port = build_server(services, self.address)
-        await start(self.server)
+        if settings.rate_per_second is not None:
+            # One bucket per client across all services: generous for play,
+            # a brake on floods.
+            limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
+            for service in services:
+                service.servicer.rate_limiter = limiter
+        if self.uses_pool:
+            await self.pool.start()
+        self.server = build_server(services, self.address)
+        self.port = self.server.port
+        await self.server.start()
         if self.metrics_port is not None:
             self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)
             self.metrics_port = self._metrics.server_port
         if "match" in self.services:
-            self._bots = [
-                asyncio.create_task(
-                    match_service.run_bots(self.coordination, self.executor, self._stop_bots)
+            self._spawn(lambda: match_service.run_sweeper(self.matches, self._stop))
+            for _ in range(self.pool.workers):
+                self._spawn(
+                    lambda: match_service.run_bot_turns(self.matches, self.pool, self._stop)
                 )
-                for _ in range(self.workers)
-            ]
+        if self.uses_pool:
+            self._spawn(self._sample_queues)
         return self.port
+
+    def _spawn(self, task: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self._tasks.append(asyncio.create_task(task()))
+
+    async def _sample_queues(self) -> None:
+        """Keeps the queue-depth gauges current: bot turns in the job queue
+        and the pool's queue, and hints in the pool's queue."""
+        while not self._stop.is_set():
+            bots = self.pool.waiting(Priority.BOT_SEAT)
+            if "match" in self.services:
+                bots += await self.coordination.queue_depth()
+            AI_QUEUE_DEPTH.labels("bot_seat").set(bots)
+            AI_QUEUE_DEPTH.labels("hint").set(self.pool.waiting(Priority.HINT))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), GAUGE_SECONDS)
 
     async def stop(self, grace: float = GRACE_SECONDS) -> None:
         if self.server is not None:
-            await self.server.health.enter_graceful_shutdown()  # type: ignore[attr-defined]
             await self.server.stop(grace)
         if self._metrics is not None:
             self._metrics.shutdown()
-        self._stop_bots.set()
-        await asyncio.gather(*self._bots)
-        self.executor.shutdown(wait=True, cancel_futures=True)
+        self._stop.set()
+        if self.uses_pool:
+            await self.pool.stop()  # a bot runner waiting on a decision stops too
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -182,6 +182,30 @@ def serve(
     asyncio.run(_run_app(f"{host}:{port}", workers, (service_name,), label, metrics_port))
 
 
+def describe(event: Any) -> str:
+    """One line for a WatchMatch event."""
+    from meeple.v1 import match_service_pb2 as ms
+
+    kind = event.WhichOneof("event")
+    if kind == "snapshot":
+        status = ms.MatchStatus.Name(event.snapshot.status).removeprefix("MATCH_STATUS_")
+        return f"match {event.snapshot.match_id}: {status.lower()} at ply {event.ply}"
+    if kind == "action":
+        seat = event.action
+        who = f"seat {seat.seat}" if seat.HasField("seat") else "dice"
+        return f"{event.ply:5d}  {who}: {event.action.action.notation}"
+    if kind == "seat_joined":
+        return f"{event.ply:5d}  seat {event.seat_joined.seat} joined"
+    if kind == "started":
+        return f"{event.ply:5d}  the match starts"
+    if kind == "clock":
+        left = event.clock.time_left.ToMilliseconds() / 1000
+        return f"{event.ply:5d}  seat {event.clock.seat}'s clock runs: {left:.1f} s left"
+    reason = ms.EndReason.Name(event.ended.reason).removeprefix("END_REASON_").lower()
+    returns = ", ".join(f"{r:+.2f}" for r in event.ended.returns)
+    return f"match over at ply {event.ply} ({reason}); returns {returns}"
+
+
 @app.command()
 def watch(
     match_id: Annotated[str, typer.Argument(help="The match to follow.")],
@@ -197,13 +221,7 @@ def watch(
     with MeepleClient(address) as client:
         try:
             for event in client.watch(match_id, from_ply=from_ply):
-                if event.HasField("action"):
-                    seat = event.action.seat
-                    who = "dice" if seat < 0 else f"seat {seat}"
-                    console.print(f"{event.ply:5d}  {who}: {event.action.action.notation}")
-                else:
-                    returns = ", ".join(f"{r:+.2f}" for r in event.ended.returns)
-                    console.print(f"match over at ply {event.ply}; returns {returns}")
+                console.print(describe(event), highlight=False)
         except grpc.RpcError as error:
             console.print(f"[red]{error.code().name}[/red]: {error.details()}")
             raise typer.Exit(1) from None

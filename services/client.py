@@ -3,7 +3,7 @@ bots, join, submit, watch. Third-party code may use the generated stubs in
 ``meeple.v1`` directly; this wraps the common steps.
 
 >>> client = MeepleClient("127.0.0.1:50051")             # doctest: +SKIP
->>> match = client.create_match("othello", ["human", "hard"])
+>>> match = client.create_match("othello", ["human", "hard"]).match
 >>> seat = client.join(match.match_id)
 >>> for event in client.watch(match.match_id): ...
 """
@@ -25,6 +25,7 @@ from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
+OWNER_TOKEN_METADATA = "meeple-owner-token"
 KINDS = {
     "rolit": pb.GAME_KIND_ROLIT,
     "othello": pb.GAME_KIND_OTHELLO,
@@ -89,16 +90,29 @@ class MeepleClient:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def create_match(self, game: str | pb.GameConfig, seats: Sequence[str]) -> ms.Match:
+    def create_match(
+        self,
+        game: str | pb.GameConfig,
+        seats: Sequence[str],
+        time_control: ms.TimeControl | None = None,
+    ) -> ms.CreateMatchResponse:
+        """A new match (``.match``) and its owner token (``.owner_token``)."""
         config = game_config(game) if isinstance(game, str) else game
-        request = ms.CreateMatchRequest(config=config, seats=[seat_config(s) for s in seats])
-        return self.matches.CreateMatch(request, timeout=self.timeout).match
+        request = ms.CreateMatchRequest(
+            config=config, seats=[seat_config(s) for s in seats], time_control=time_control
+        )
+        return self.matches.CreateMatch(request, timeout=self.timeout)
 
-    def join(self, match_id: str, seat: int | None = None) -> SeatHandle:
+    def join(
+        self, match_id: str, seat: int | None = None, owner_token: str | None = None
+    ) -> SeatHandle:
+        """Takes a free human seat (the first, unless ``seat`` is given); with
+        the match's owner token, retakes a joined seat whose token was lost."""
         request = ms.JoinMatchRequest(match_id=match_id)
         if seat is not None:
             request.seat = seat
-        response = self.matches.JoinMatch(request, timeout=self.timeout)
+        metadata = [(OWNER_TOKEN_METADATA, owner_token)] if owner_token else None
+        response = self.matches.JoinMatch(request, metadata=metadata, timeout=self.timeout)
         return SeatHandle(match_id, response.seat, response.seat_token)
 
     def get(self, match_id: str) -> ms.GetMatchResponse:
@@ -127,18 +141,32 @@ class MeepleClient:
     def watch(
         self, match_id: str, from_ply: int = 0, retries: int = 5
     ) -> Iterator[ms.WatchMatchResponse]:
-        """The match's events until it ends; when the connection drops, it
-        resumes after the last event received, so none is lost or repeated."""
+        """The match's events until it ends, after a snapshot of the match;
+        when the connection drops, it resumes after the last event received,
+        so none is lost or repeated (nor the snapshot sent again)."""
         next_ply, failures = from_ply, 0
+        seen: set[bytes] = set()  # events received at next_ply or later
+        snapshot_sent = False
         while True:
             request = ms.WatchMatchRequest(match_id=match_id, from_ply=next_ply)
             try:
                 for event in self.matches.WatchMatch(request):
                     failures = 0
+                    if event.HasField("snapshot"):
+                        if not snapshot_sent:
+                            snapshot_sent = True
+                            yield event
+                        continue
+                    raw = event.SerializeToString()
+                    if raw in seen:
+                        continue
                     yield event
                     if event.HasField("ended"):
                         return
-                    next_ply = event.ply + 1
+                    if event.HasField("action"):
+                        next_ply, seen = event.ply + 1, set()
+                    else:
+                        seen.add(raw)
                 return
             except grpc.RpcError as error:
                 if error.code() != grpc.StatusCode.UNAVAILABLE or failures >= retries:
@@ -153,9 +181,11 @@ class MeepleClient:
             got = self.get(handle.match_id)
             if got.match.status == ms.MATCH_STATUS_FINISHED:
                 return None
+            view = got.match.view
             if (
                 got.match.status == ms.MATCH_STATUS_PLAYING
-                and got.match.view.current_player == handle.seat
+                and view.HasField("seat_to_act")
+                and view.seat_to_act == handle.seat
             ):
                 return got
             time.sleep(poll)

@@ -20,11 +20,14 @@ RPC_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 MATCHES_ACTIVE = Gauge(
-    "meeple_match_active", "Matches created and not yet finished, by game.", ["game"]
+    "meeple_match_active",
+    "Matches playing, by game: raised when a match starts, lowered when it ends"
+    " (with several replicas, sum them: a match may start on one and end on another).",
+    ["game"],
 )
 MATCHES_FINISHED = Counter(
     "meeple_match_finished_total",
-    "Finished matches, by game and outcome (win, draw, resigned).",
+    "Finished matches, by game and outcome (win, draw, resigned, timeout).",
     ["game", "outcome"],
 )
 AI_THINK_SECONDS = Histogram(
@@ -33,7 +36,33 @@ AI_THINK_SECONDS = Histogram(
     ["game", "bot"],
     buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
-AI_QUEUE_DEPTH = Gauge("meeple_ai_queue_depth", "Bot turns waiting or in flight.")
+AI_QUEUE_DEPTH = Gauge(
+    "meeple_ai_queue_depth",
+    "AI decisions waiting for a worker: bot turns (queued jobs and those in the"
+    " pool's queue) and hints.",
+    ["kind"],
+)
+AI_JOB_AGE_SECONDS = Histogram(
+    "meeple_ai_job_age_seconds",
+    "Time an AI decision waited before a worker took it, by kind (bot_seat, hint);"
+    " for bot turns, from the move that made the bot's turn.",
+    ["kind"],
+    buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+AI_DEAD_LETTERS = Counter(
+    "meeple_ai_dead_letters_total",
+    "Bot turns given up after their attempts and played by the fallback move, by game.",
+    ["game"],
+)
+AI_REJECTED = Counter(
+    "meeple_ai_rejected_total",
+    "AIService calls refused by admission control, by reason (client_cap, queue_full).",
+    ["reason"],
+)
+MATCH_REPLAYS = Counter(
+    "meeple_match_replays_total",
+    "Match states rebuilt by replaying their record (a miss of the state cache).",
+)
 
 
 def bot_label(spec: str) -> str:
@@ -41,9 +70,10 @@ def bot_label(spec: str) -> str:
     return spec.split(":", 1)[0].strip().lower() or "default"
 
 
-def outcome_label(returns: list[float], resigned: bool) -> str:
-    if resigned:
-        return "resigned"
+def outcome_label(returns: list[float], reason: str) -> str:
+    """``reason`` for a resignation or timeout, else win or draw."""
+    if reason in ("resigned", "timeout"):
+        return reason
     return "draw" if len(set(returns)) == 1 else "win"
 
 

@@ -21,12 +21,14 @@ from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.errors import KNOWN, BadRequest, ResourceExhausted, status_of
+from services.errors import BadRequest, status_of
+from services.limits import RateLimiter, client_of
 from services.metrics import RPC_HANDLED, RPC_SECONDS
 
 log = logging.getLogger("meeple.server")
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+MAX_DETAILS_CHARS = 500
 GRACE_SECONDS = 5.0
 
 Request = TypeVar("Request")
@@ -52,35 +54,19 @@ def measured(kind: str, service: str, method: str) -> Iterator[Outcome]:
         RPC_HANDLED.labels(kind, service, method, outcome.code.name).inc()
 
 
-class RateLimiter:
-    """A token bucket per client address: ``rate`` calls a second on
-    average, bursts of up to ``burst``."""
+class Servicer:
+    """What every servicer declares: its full service name, and the rate
+    limit it shares with the other services of its server (None: off)."""
 
-    def __init__(self, rate: float, burst: float) -> None:
-        if not (rate > 0 and burst >= 1):
-            raise ValueError(f"a rate limit needs rate > 0 and burst >= 1, got {rate}, {burst}")
-        self.rate = rate
-        self.burst = burst
-        self._buckets: dict[str, tuple[float, float]] = {}
-
-    def allow(self, peer: str) -> bool:
-        client = peer.rsplit(":", 1)[0]  # "ipv4:127.0.0.1:54321": any port
-        now = time.monotonic()
-        tokens, last = self._buckets.get(client, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - last) * self.rate)
-        if tokens < 1:
-            self._buckets[client] = (tokens, now)
-            return False
-        self._buckets[client] = (tokens - 1, now)
-        return True
+    service_name: str = ""
+    rate_limiter: RateLimiter | None = None
 
 
-def admit(servicer: Any, request: object, context: grpc.aio.ServicerContext) -> None:
+def admit(servicer: Servicer, request: object, context: grpc.aio.ServicerContext) -> None:
     """Refuses what no method should see: a client over its rate limit
     (RESOURCE_EXHAUSTED) or bytes that did not parse (INVALID_ARGUMENT)."""
-    limiter: RateLimiter | None = getattr(servicer, "rate_limiter", None)
-    if limiter is not None and not limiter.allow(context.peer()):
-        raise ResourceExhausted(f"over the rate limit of {limiter.rate:g} calls a second")
+    if servicer.rate_limiter is not None:
+        servicer.rate_limiter.check(client_of(context.peer()), "calls per client")
     check_parsed(request)
 
 
@@ -94,12 +80,16 @@ async def abort(
 ) -> None:
     """Ends the call: a known error with its status and reason; anything else
     is logged and becomes INTERNAL without leaking internals."""
-    if isinstance(error, KNOWN):
-        outcome.code, details = status_of(error), str(error)
-    else:
+    code = status_of(error)
+    if code is None:
         log.error("%s failed", method.__qualname__, exc_info=error)
-        outcome.code, details = grpc.StatusCode.INTERNAL, "internal error"
-    await context.abort(outcome.code, details)
+        code, details = grpc.StatusCode.INTERNAL, "internal error"
+    else:
+        details = str(error)
+        if len(details) > MAX_DETAILS_CHARS:  # a message must fit in the trailers
+            details = details[: MAX_DETAILS_CHARS - 3] + "..."
+    outcome.code = code
+    await context.abort(code, details)
 
 
 def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
@@ -109,7 +99,9 @@ def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     counted and timed."""
 
     @functools.wraps(method)
-    async def wrapper(self: Any, request: Request, context: grpc.aio.ServicerContext) -> Response:
+    async def wrapper(
+        self: Servicer, request: Request, context: grpc.aio.ServicerContext
+    ) -> Response:
         with measured("unary", self.service_name, method.__name__) as outcome:
             try:
                 admit(self, request, context)
@@ -128,7 +120,7 @@ def rpc_stream(
 
     @functools.wraps(method)
     async def wrapper(
-        self: Any, request: Request, context: grpc.aio.ServicerContext
+        self: Servicer, request: Request, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Response]:
         with measured("server_stream", self.service_name, method.__name__) as outcome:
             try:
@@ -167,7 +159,7 @@ def safe_deserializer(message_class: Any) -> Callable[[bytes], Any]:
 class Service:
     """A servicer and the service descriptor it implements."""
 
-    servicer: Any
+    servicer: Servicer
     descriptor: ServiceDescriptor
 
     @property
@@ -193,10 +185,31 @@ class Service:
         return grpc.method_handlers_generic_handler(self.name, handlers)
 
 
-def build_server(services: Sequence[Service], address: str) -> tuple[grpc.aio.Server, int]:
-    """A server with ``services``, health (each service SERVING) and
-    reflection, listening on ``address`` (port 0 picks a free one); returns
-    it (not started) and the port."""
+@dataclass
+class Server:
+    """A gRPC server with its services, health and reflection."""
+
+    grpc_server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+    names: list[str]
+
+    async def start(self) -> None:
+        """Starts serving and marks every service SERVING."""
+        await self.grpc_server.start()
+        for name in ["", *self.names]:
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float) -> None:
+        """Reports NOT_SERVING, lets calls in flight finish for ``grace`` seconds, stops."""
+        await self.health.enter_graceful_shutdown()
+        await self.grpc_server.stop(grace)
+
+
+def build_server(services: Sequence[Service], address: str) -> Server:
+    """A server with ``services``, health (each service SERVING once
+    started) and reflection, listening on ``address`` (port 0 picks a free
+    one); not started yet."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -213,17 +226,7 @@ def build_server(services: Sequence[Service], address: str) -> tuple[grpc.aio.Se
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
-    server.health = health_servicer  # type: ignore[attr-defined]
-    server.service_names = names  # type: ignore[attr-defined]
-    return server, port
-
-
-async def start(server: grpc.aio.Server) -> None:
-    """Starts ``server`` and marks its services SERVING."""
-    await server.start()
-    health_servicer = server.health  # type: ignore[attr-defined]
-    for name in ["", *server.service_names]:  # type: ignore[attr-defined]
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return Server(server, port, health_servicer, names)
 
 
 async def wait_for_signal() -> None:

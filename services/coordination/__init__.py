@@ -1,14 +1,31 @@
-"""Coordination: the only state services share (DESIGN.md, Coordination).
+"""Coordination: the only state services share.
 
-One small interface: match records with compare-and-set on their version,
-an append-only event stream per match (appended in the same atomic step as
-the record it follows), and a job queue for bot turns with acknowledgement
-and redelivery of jobs a worker took but never acknowledged. ``memory``
-implements it in one process; a Redis implementation can follow without
-touching the servicers.
+One small interface (``base.Coordination``): match records with
+compare-and-set on their version, an append-only event stream per match
+and a job queue for bot turns with acknowledgement, retries and dead
+letters; every write of a match (record, events, job) is one atomic step.
+``memory`` implements it in one process; a Redis implementation can follow
+without touching the servicers.
 """
 
-from services.coordination.base import BotJob, Coordination, MatchData
+from services.coordination.base import (
+    BotJob,
+    Coordination,
+    DeadLetter,
+    Delivery,
+    Event,
+    EventBatch,
+    MatchData,
+)
 from services.coordination.memory import MemoryCoordination
 
-__all__ = ["BotJob", "Coordination", "MatchData", "MemoryCoordination"]
+__all__ = [
+    "BotJob",
+    "Coordination",
+    "DeadLetter",
+    "Delivery",
+    "Event",
+    "EventBatch",
+    "MatchData",
+    "MemoryCoordination",
+]

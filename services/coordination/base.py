@@ -11,22 +11,41 @@ class MatchData:
     """Everything the server keeps about a match.
 
     ``version`` grows by one with every change (an action, a join, a
-    resignation); writes compare-and-set on it. The game state itself is
-    ``config`` plus ``history`` (serialized meeple.v1 messages), replayed.
+    resignation, a timeout); writes compare-and-set on it. The game state
+    itself is ``config`` plus ``history`` (serialized meeple.v1 messages),
+    replayed under ``rules_version``.
     """
 
     match_id: str
-    config: bytes  # a serialized GameConfig
+    config: bytes  # a serialized GameConfig, the first seat included
+    rules_version: int
     seat_kinds: list[int]  # SeatKind per seat
     bot_specs: list[str]  # per seat; "" for humans
     token_hashes: list[str]  # sha256 of each seat's token; "" while free
+    owner_hash: str = ""  # sha256 of the owner token
     history: list[bytes] = field(default_factory=list)  # serialized Actions
     status: int = 0  # MatchStatus
-    resigned_seat: int = -1
+    end_reason: int = 0  # EndReason, once finished
+    end_seat: int = -1  # the seat that resigned or ran out of time
+    first_seat_drawn: bool = False
     dice_seed: int = 0
     version: int = 0
-    # Idempotency: the ply each human submission was made at, with a digest
-    # of the request and the response it got.
+    # Turn clocks, in milliseconds: each seat's time left as its turn began
+    # (or as it stands, for a seat not to act); ``turn_started_ms`` is when
+    # the running clock started (0: no clock runs).
+    base_ms: int = 0
+    increment_ms: int = 0
+    clocks_ms: list[int] = field(default_factory=list)
+    clock_seat: int = -1  # the seat whose clock runs (-1: none)
+    turn_started_ms: int = 0
+    # When a human seat's clock runs out (0: none); the store indexes it so
+    # that a sweeper finds the matches to end.
+    deadline_ms: int = 0
+    # When the store drops the match (0: never); waiting and finished
+    # matches expire.
+    expires_ms: int = 0
+    # Idempotency: the ply each human submission was made at, with the
+    # submitting seat and a digest of its actions, and the response it got.
     submissions: dict[int, tuple[str, bytes]] = field(default_factory=dict)
 
     @property
@@ -35,50 +54,110 @@ class MatchData:
 
 
 @dataclass(frozen=True)
+class Event:
+    """One event of a match's stream: a serialized WatchMatchResponse and its
+    ply (the stream is ordered by ply; several events may share one)."""
+
+    ply: int
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class EventBatch:
+    """Events read from a match's stream, and the cursor after the last."""
+
+    events: list[Event]
+    cursor: str
+
+
+@dataclass(frozen=True)
 class BotJob:
     """A bot seat is to act in a match at a ply."""
 
     match_id: str
     ply: int
+    seat: int
+    bot_spec: str
+    queued_ms: int  # when it was queued (epoch ms), for the job-age metric
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A job handed to a worker: the receipt acknowledges or releases it;
+    ``attempt`` counts deliveries, this one included."""
+
+    receipt: str
+    job: BotJob
+    attempt: int
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A job given up after its attempts, and why."""
+
+    job: BotJob
+    reason: str
 
 
 class Coordination(Protocol):
-    async def create(self, data: MatchData, events: list[bytes]) -> None:
-        """Stores a new match and its first events; the id must be new."""
+    """The state services share. Every write of a match is one atomic step:
+    the record, the events it appends and the bot job it queues."""
+
+    async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
+        """Stores a new match, its first events and its first job; the id must be new."""
         ...
 
     async def load(self, match_id: str) -> MatchData | None:
-        """A copy of the match's record, or None if there is no such match."""
+        """A copy of the match's record, or None if there is no such match
+        (or it expired)."""
         ...
 
     async def compare_and_set(
-        self, data: MatchData, expected_version: int, events: list[bytes]
+        self, data: MatchData, expected_version: int, events: list[Event], job: BotJob | None
     ) -> bool:
-        """Stores ``data`` and appends ``events`` if the stored version is
-        still ``expected_version``; False (and nothing changes) otherwise."""
+        """Stores ``data``, appends ``events`` and queues ``job`` if the stored
+        version is still ``expected_version``; False (and nothing changes) otherwise."""
         ...
 
-    async def read_events(self, match_id: str, start: int) -> list[bytes]:
-        """The match's events from index ``start`` on (maybe none)."""
+    async def read_events(self, match_id: str, from_ply: int) -> EventBatch:
+        """The match's events of ply ``from_ply`` on (maybe none)."""
         ...
 
-    async def wait_events(self, match_id: str, start: int, timeout: float) -> list[bytes]:
-        """Like read_events, but waits up to ``timeout`` seconds for some."""
+    async def wait_events(self, match_id: str, cursor: str, timeout: float) -> EventBatch:
+        """The events after ``cursor``, waiting up to ``timeout`` seconds for some."""
         ...
 
-    async def push_job(self, job: BotJob) -> None:
-        """Queues a bot turn."""
-        ...
-
-    async def pull_job(self, timeout: float) -> tuple[str, BotJob] | None:
-        """The next job and its receipt, or None after ``timeout`` seconds. A
-        job not acknowledged within the visibility timeout is delivered again."""
+    async def pull_job(self, timeout: float) -> Delivery | None:
+        """The next job, or None after ``timeout`` seconds. A job neither
+        acknowledged nor released within the visibility timeout is delivered
+        again."""
         ...
 
     async def ack_job(self, receipt: str) -> None:
-        """Marks a pulled job done."""
+        """Marks a delivered job done."""
+        ...
+
+    async def retry_job(self, receipt: str, delay: float) -> None:
+        """Puts a delivered job back, to be delivered again after ``delay`` seconds."""
+        ...
+
+    async def dead_letter(self, receipt: str, reason: str) -> None:
+        """Marks a delivered job given up, keeping it (and why) among the
+        recent dead letters."""
+        ...
+
+    async def dead_letters(self) -> list[DeadLetter]:
+        """The recent dead letters, oldest first."""
         ...
 
     async def queue_depth(self) -> int:
-        """Jobs waiting or in flight."""
+        """Jobs waiting for a worker (not those a worker holds)."""
+        ...
+
+    async def due_matches(self, now_ms: int, limit: int) -> list[str]:
+        """Up to ``limit`` matches whose ``deadline_ms`` has passed."""
+        ...
+
+    async def match_count(self) -> int:
+        """How many matches the store holds (expired ones excluded)."""
         ...

@@ -1,98 +1,217 @@
-"""Coordination in one process: for ``meeple up`` and tests, no Redis needed."""
+"""Coordination in one process: for ``meeple up`` and tests, no Redis needed.
+
+It keeps Redis's semantics where the services rely on them: records are
+copied in and out (no shared objects), a match expires at its
+``expires_ms`` like a key with a TTL, and a job that a worker neither
+acknowledges nor releases comes back after the visibility timeout.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import copy
+import heapq
 import itertools
 import time
 from collections import deque
+from collections.abc import Callable
 
-from services.coordination.base import BotJob, MatchData
+from services.coordination.base import (
+    BotJob,
+    DeadLetter,
+    Delivery,
+    Event,
+    EventBatch,
+    MatchData,
+)
+
+KEEP_DEAD_LETTERS = 100
+
+
+def wall_ms() -> int:
+    return int(time.time() * 1000)
 
 
 class MemoryCoordination:
-    """The coordination interface on dicts, lists and asyncio primitives."""
+    """The coordination interface on dicts, heaps and asyncio primitives."""
 
-    def __init__(self, visibility_timeout: float = 60.0) -> None:
-        self._matches: dict[str, MatchData] = {}
-        self._events: dict[str, list[bytes]] = {}
-        self._changed = asyncio.Condition()
-        self._jobs: deque[BotJob] = deque()
-        self._in_flight: dict[str, tuple[BotJob, float]] = {}
-        self._job_ready = asyncio.Condition()
-        self._receipts = itertools.count()
+    def __init__(
+        self, visibility_timeout: float = 60.0, clock_ms: Callable[[], int] = wall_ms
+    ) -> None:
         self.visibility_timeout = visibility_timeout
+        self._now_ms = clock_ms
+        self._matches: dict[str, MatchData] = {}
+        self._events: dict[str, list[Event]] = {}
+        self._plies: dict[str, list[int]] = {}  # each event's ply, for bisecting
+        self._changed: dict[str, asyncio.Condition] = {}
+        # Lazy heaps of (time, match id): an entry counts only while the
+        # match still has that time.
+        self._expiries: list[tuple[int, str]] = []
+        self._deadlines: list[tuple[int, str]] = []
+        # Jobs: ready to deliver, delayed (retries) and delivered.
+        self._ready: deque[tuple[BotJob, int]] = deque()  # (job, deliveries so far)
+        self._delayed: list[tuple[float, int, BotJob, int]] = []
+        self._in_flight: dict[str, tuple[BotJob, int, float]] = {}
+        self._dead: deque[DeadLetter] = deque(maxlen=KEEP_DEAD_LETTERS)
+        self._job_ready = asyncio.Condition()
+        self._sequence = itertools.count()
 
-    async def create(self, data: MatchData, events: list[bytes]) -> None:
-        async with self._changed:
-            if data.match_id in self._matches:
-                raise ValueError(f"match {data.match_id} exists already")
-            self._matches[data.match_id] = copy.deepcopy(data)
-            self._events[data.match_id] = list(events)
-            self._changed.notify_all()
+    # --- matches ---------------------------------------------------------------
+
+    async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
+        self._purge()
+        if data.match_id in self._matches:
+            raise ValueError(f"match {data.match_id} exists already")
+        self._events[data.match_id] = []
+        self._plies[data.match_id] = []
+        await self._store(data, events, job)
 
     async def load(self, match_id: str) -> MatchData | None:
-        data = self._matches.get(match_id)
+        data = self._live(match_id)
         return copy.deepcopy(data) if data is not None else None
 
     async def compare_and_set(
-        self, data: MatchData, expected_version: int, events: list[bytes]
+        self, data: MatchData, expected_version: int, events: list[Event], job: BotJob | None
     ) -> bool:
-        async with self._changed:
-            stored = self._matches.get(data.match_id)
-            if stored is None or stored.version != expected_version:
-                return False
-            self._matches[data.match_id] = copy.deepcopy(data)
-            self._events[data.match_id].extend(events)
-            self._changed.notify_all()
-            return True
+        stored = self._live(data.match_id)
+        if stored is None or stored.version != expected_version:
+            return False
+        await self._store(data, events, job)
+        return True
 
-    async def read_events(self, match_id: str, start: int) -> list[bytes]:
-        return self._events.get(match_id, [])[start:]
+    async def _store(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
+        """Writes the record, its events and its job with no await between
+        them (one atomic step for every other task), then wakes the waiters."""
+        match_id = data.match_id
+        self._matches[match_id] = copy.deepcopy(data)
+        self._events[match_id].extend(events)
+        self._plies[match_id].extend(event.ply for event in events)
+        if data.expires_ms:
+            heapq.heappush(self._expiries, (data.expires_ms, match_id))
+        if data.deadline_ms:
+            heapq.heappush(self._deadlines, (data.deadline_ms, match_id))
+        if job is not None:
+            self._ready.append((job, 0))
+        if events:
+            condition = self._changed.get(match_id)
+            if condition is not None:
+                async with condition:
+                    condition.notify_all()
+        if job is not None:
+            async with self._job_ready:
+                self._job_ready.notify()
 
-    async def wait_events(self, match_id: str, start: int, timeout: float) -> list[bytes]:
-        async with self._changed:
-            try:
+    def _live(self, match_id: str) -> MatchData | None:
+        data = self._matches.get(match_id)
+        if data is not None and data.expires_ms and data.expires_ms <= self._now_ms():
+            self._drop(match_id)
+            return None
+        return data
+
+    def _drop(self, match_id: str) -> None:
+        self._matches.pop(match_id, None)
+        self._events.pop(match_id, None)
+        self._plies.pop(match_id, None)
+        self._changed.pop(match_id, None)
+
+    def _purge(self) -> None:
+        """Drops the matches whose expiry has passed."""
+        now = self._now_ms()
+        while self._expiries and self._expiries[0][0] <= now:
+            expires, match_id = heapq.heappop(self._expiries)
+            data = self._matches.get(match_id)
+            if data is not None and data.expires_ms == expires:
+                self._drop(match_id)
+
+    async def match_count(self) -> int:
+        self._purge()
+        return len(self._matches)
+
+    async def due_matches(self, now_ms: int, limit: int) -> list[str]:
+        due: list[str] = []
+        while self._deadlines and self._deadlines[0][0] <= now_ms and len(due) < limit:
+            deadline, match_id = heapq.heappop(self._deadlines)
+            data = self._live(match_id)
+            if data is not None and data.deadline_ms == deadline and match_id not in due:
+                due.append(match_id)
+        return due
+
+    # --- events ----------------------------------------------------------------
+
+    async def read_events(self, match_id: str, from_ply: int) -> EventBatch:
+        if self._live(match_id) is None:
+            return EventBatch([], "0")
+        start = bisect.bisect_left(self._plies[match_id], from_ply)
+        return self._batch(match_id, start)
+
+    def _batch(self, match_id: str, start: int) -> EventBatch:
+        events = self._events.get(match_id, [])
+        return EventBatch(events[start:], str(max(start, len(events))))
+
+    async def wait_events(self, match_id: str, cursor: str, timeout: float) -> EventBatch:
+        start = int(cursor)
+        if self._live(match_id) is None:
+            return EventBatch([], cursor)
+        condition = self._changed.setdefault(match_id, asyncio.Condition())
+        async with condition:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
-                    self._changed.wait_for(lambda: len(self._events.get(match_id, [])) > start),
+                    condition.wait_for(lambda: len(self._events.get(match_id, ())) > start),
                     timeout,
                 )
-            except TimeoutError:
-                return []
-        return await self.read_events(match_id, start)
+        return self._batch(match_id, start)
 
-    async def push_job(self, job: BotJob) -> None:
-        async with self._job_ready:
-            self._jobs.append(job)
-            self._job_ready.notify()
+    # --- bot jobs ----------------------------------------------------------------
 
-    async def pull_job(self, timeout: float) -> tuple[str, BotJob] | None:
+    async def pull_job(self, timeout: float) -> Delivery | None:
         deadline = time.monotonic() + timeout
         async with self._job_ready:
             while True:
-                self._reclaim_expired()
-                if self._jobs:
-                    job = self._jobs.popleft()
-                    receipt = str(next(self._receipts))
-                    self._in_flight[receipt] = (job, time.monotonic() + self.visibility_timeout)
-                    return receipt, job
+                self._release_due()
+                if self._ready:
+                    job, deliveries = self._ready.popleft()
+                    receipt = str(next(self._sequence))
+                    expires = time.monotonic() + self.visibility_timeout
+                    self._in_flight[receipt] = (job, deliveries + 1, expires)
+                    return Delivery(receipt, job, deliveries + 1)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._job_ready.wait(), min(remaining, 1.0))
+                    await asyncio.wait_for(self._job_ready.wait(), min(remaining, 0.1))
 
-    def _reclaim_expired(self) -> None:
+    def _release_due(self) -> None:
+        """Makes delayed jobs whose time has come, and delivered jobs whose
+        visibility timeout passed, ready again."""
         now = time.monotonic()
-        for receipt, (job, expires) in list(self._in_flight.items()):
+        while self._delayed and self._delayed[0][0] <= now:
+            _, _, job, deliveries = heapq.heappop(self._delayed)
+            self._ready.append((job, deliveries))
+        for receipt, (job, deliveries, expires) in list(self._in_flight.items()):
             if expires <= now:
                 del self._in_flight[receipt]
-                self._jobs.append(job)
+                self._ready.append((job, deliveries))
 
     async def ack_job(self, receipt: str) -> None:
         self._in_flight.pop(receipt, None)
 
+    async def retry_job(self, receipt: str, delay: float) -> None:
+        held = self._in_flight.pop(receipt, None)
+        if held is not None:
+            job, deliveries, _ = held
+            entry = (time.monotonic() + delay, next(self._sequence), job, deliveries)
+            heapq.heappush(self._delayed, entry)
+
+    async def dead_letter(self, receipt: str, reason: str) -> None:
+        held = self._in_flight.pop(receipt, None)
+        if held is not None:
+            self._dead.append(DeadLetter(held[0], reason))
+
+    async def dead_letters(self) -> list[DeadLetter]:
+        return list(self._dead)
+
     async def queue_depth(self) -> int:
-        return len(self._jobs) + len(self._in_flight)
+        self._release_due()
+        return len(self._ready) + len(self._delayed)

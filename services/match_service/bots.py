@@ -1,24 +1,38 @@
-"""Bot seats move by themselves: workers take bot-turn jobs from the queue,
-think in the AI process pool and submit like any seat (compare-and-set on
-the ply, so a job that lost a race or went stale changes nothing)."""
+"""Bot seats move by themselves: runners take bot-turn jobs from the queue,
+think in the AI pool (ahead of hints) and submit like any seat, through the
+same validation as a human move (a compare-and-set on the ply, so a job
+that lost a race or went stale changes nothing).
+
+A turn that fails is retried with backoff, up to ``settings.bot_attempts``
+deliveries; then it is dead-lettered and the fallback plays it: a uniformly
+random legal move (a sampled flick in Volta), seeded by the match and ply,
+so no match hangs on a bot.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
-from concurrent.futures import Executor
+import pickle
 
 from meeple.v1 import game_pb2 as pb
-from meeple.v1 import match_service_pb2 as ms
 
-from services.ai_service.worker import suggest
-from services.coordination import BotJob, Coordination
-from services.errors import Aborted
-from services.match_service.logic import seat_to_act, state_of, submit_action
-from services.metrics import AI_QUEUE_DEPTH, AI_THINK_SECONDS, bot_label
+from ai.bots import make_bot
+from services.ai_service.pool import AIPool, Priority
+from services.ai_service.worker import PICKLED_STATE
+from services.convert import action_to_proto
+from services.coordination import BotJob, Delivery, MatchData
+from services.errors import Aborted, NotFound
+from services.match_service import logic
+from services.match_service.logic import BOT, Matches
+from services.metrics import AI_DEAD_LETTERS, AI_THINK_SECONDS, bot_label
 
 log = logging.getLogger("meeple.bots")
+
+FALLBACK = "random"
+RETRY_BASE_SECONDS = 0.5
 
 
 def bot_seed(job: BotJob) -> int:
@@ -26,44 +40,77 @@ def bot_seed(job: BotJob) -> int:
     return int.from_bytes(hashlib.sha256(f"{job.match_id}:{job.ply}".encode()).digest()[:8])
 
 
-async def play_bot_turn(coordination: Coordination, executor: Executor, job: BotJob) -> bool:
-    """Plays the job's bot turn; False if the job is stale (nothing to do)."""
-    data = await coordination.load(job.match_id)
-    if data is None or data.ply != job.ply:
-        return False
-    state = state_of(data)
-    seat = seat_to_act(data, state)
-    if seat is None or seat < 0 or data.seat_kinds[seat] != ms.SEAT_KIND_BOT:
-        return False
-    record = pb.GameRecord(
-        config=pb.GameConfig.FromString(data.config),
-        history=[pb.Action.FromString(raw) for raw in data.history],
-    )
-    loop = asyncio.get_running_loop()
-    spec = data.bot_specs[seat]
-    action_bytes, seconds = await loop.run_in_executor(
-        executor, suggest, record.SerializeToString(), spec, bot_seed(job)
-    )
-    AI_THINK_SECONDS.labels(state.game.name, bot_label(spec)).observe(seconds)  # type: ignore[attr-defined]
-    action = pb.ActionInfo.FromString(action_bytes).action
-    await submit_action(coordination, job.match_id, seat, None, job.ply, [action])
-    return True
+async def due(m: Matches, job: BotJob) -> MatchData | None:
+    """The match if the job's turn is still to play, else None (stale)."""
+    try:
+        data = await logic.load(m, job.match_id)
+    except NotFound:
+        return None
+    if data.ply != job.ply or data.status != logic.PLAYING or data.seat_kinds[job.seat] != BOT:
+        return None
+    return data
 
 
-async def run_bots(coordination: Coordination, executor: Executor, stop: asyncio.Event) -> None:
-    """Takes bot jobs until ``stop`` is set. A job is acknowledged once played
-    or found stale; one that fails unexpectedly is left for redelivery."""
+async def play_bot_turn(m: Matches, pool: AIPool, job: BotJob) -> None:
+    """Thinks and plays the job's turn (nothing if it is stale)."""
+    data = await due(m, job)
+    if data is None:
+        return
+    waited = max(0.0, (m.now_ms() - job.queued_ms) / 1000)
+    state = await m.states.state(data)
+    thought = await pool.think(
+        (PICKLED_STATE, pickle.dumps(state)),
+        job.bot_spec,
+        bot_seed(job),
+        priority=Priority.BOT_SEAT,
+        waited=waited,
+    )
+    AI_THINK_SECONDS.labels(state.game.name, bot_label(job.bot_spec)).observe(thought.seconds)
+    action = pb.ActionInfo.FromString(thought.action).action
+    await logic.submit_action(m, job.match_id, job.seat, None, job.ply, [action])
+
+
+async def play_fallback(m: Matches, job: BotJob) -> None:
+    """Plays the job's turn with the fallback move."""
+    data = await due(m, job)
+    if data is None:
+        return
+    state = await m.states.state(data)
+    action = make_bot(state.game, FALLBACK, seed=bot_seed(job)).choose(state.clone())
+    message = action_to_proto(state, action).action
+    await logic.submit_action(m, job.match_id, job.seat, None, job.ply, [message])
+    AI_DEAD_LETTERS.labels(state.game.name).inc()
+
+
+async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
+    """Plays a delivered job and settles it: acknowledged once played or
+    stale, retried after a failure, dead-lettered after the last attempt."""
+    coordination = m.coordination
+    try:
+        await play_bot_turn(m, pool, delivery.job)
+    except Aborted:
+        pass  # a human, a timeout or another runner changed the match first
+    except Exception as error:
+        if delivery.attempt < m.settings.bot_attempts:
+            log.warning(
+                "bot turn %s failed (attempt %d): %s", delivery.job, delivery.attempt, error
+            )
+            await coordination.retry_job(delivery.receipt, RETRY_BASE_SECONDS * delivery.attempt)
+            return
+        reason = f"{type(error).__name__}: {error}"
+        log.error(
+            "bot turn %s failed %d times; playing the fallback", delivery.job, delivery.attempt
+        )
+        with contextlib.suppress(Aborted):
+            await play_fallback(m, delivery.job)
+        await coordination.dead_letter(delivery.receipt, reason)
+        return
+    await coordination.ack_job(delivery.receipt)
+
+
+async def run_bot_turns(m: Matches, pool: AIPool, stop: asyncio.Event) -> None:
+    """Takes bot jobs until ``stop`` is set."""
     while not stop.is_set():
-        AI_QUEUE_DEPTH.set(await coordination.queue_depth())
-        pulled = await coordination.pull_job(timeout=0.2)
-        if pulled is None:
-            continue
-        receipt, job = pulled
-        try:
-            await play_bot_turn(coordination, executor, job)
-        except Aborted:
-            pass  # a human or another worker changed the match first
-        except Exception:
-            log.exception("bot turn %s failed; it will be retried", job)
-            continue
-        await coordination.ack_job(receipt)
+        delivery = await m.coordination.pull_job(timeout=0.2)
+        if delivery is not None:
+            await handle(m, pool, delivery)

@@ -1,11 +1,12 @@
-"""Authoritative matches as plain functions of their dependencies (the
-coordination store), so the rules of play are testable without a server.
+"""Authoritative matches as plain functions of their dependencies (``Matches``:
+the coordination store, the state cache, the settings and a clock), so the
+rules of play are testable without a server.
 
 A match is its record (config and history, replayed into a State), its seats
-and tokens, and a stream of events. Every change is a compare-and-set on the
-record's version that appends its events in the same step; the server rolls
-every die (seeded per match and ply, so a match replays exactly) and queues a
-job whenever a bot seat is to act.
+and tokens, its clocks and a stream of events. Every change is one
+compare-and-set on the record's version that appends its events and queues
+the bot job it makes due, in the same atomic step; the server rolls every
+die (seeded per match and ply, so a match replays exactly).
 """
 
 from __future__ import annotations
@@ -14,303 +15,489 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
 
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
-from ai.bots import make_bot
-from engine_core import IllegalAction, State
+from engine_core import Game, IllegalAction, State
 from engine_core.api import returns_for_winners
 from services.bot_specs import check_spec
 from services.convert import (
     action_to_proto,
     apply_all,
     config_of,
-    flick_result_to_proto,
+    draws_first_seat,
+    flick_outcome,
     game_from_config,
-    replay,
     view_of,
+    wire_of,
+    with_first_seat,
 )
-from services.coordination import BotJob, Coordination, MatchData
-from services.errors import Aborted, BadRequest, NotFound, PermissionDenied, Unauthenticated
+from services.coordination import BotJob, Coordination, Event, MatchData
+from services.coordination.memory import wall_ms
+from services.errors import (
+    Aborted,
+    BadRequest,
+    FailedPrecondition,
+    NotFound,
+    OutOfRange,
+    PermissionDenied,
+    Unauthenticated,
+)
+from services.match_service import clocks
+from services.match_service.states import StateCache
 from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
+from services.settings import Settings
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
+OWNER_TOKEN_METADATA = "meeple-owner-token"
 KEEP_SUBMISSIONS = 32  # recent plies whose answers a retried submission gets again
+MAX_ACTIONS = 64  # in one submission; a whole turn is a handful
+DEFAULT_BOT = "medium"
+HUMAN, BOT = ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT
+WAITING, PLAYING, FINISHED = (
+    ms.MATCH_STATUS_WAITING,
+    ms.MATCH_STATUS_PLAYING,
+    ms.MATCH_STATUS_FINISHED,
+)
+END_LABELS = {
+    ms.END_REASON_RULES: "rules",
+    ms.END_REASON_RESIGNATION: "resigned",
+    ms.END_REASON_TIMEOUT: "timeout",
+}
+
+
+@dataclass
+class Matches:
+    """What the match operations need."""
+
+    coordination: Coordination
+    settings: Settings = field(default_factory=Settings)
+    states: StateCache = field(default_factory=StateCache)
+    now_ms: Callable[[], int] = wall_ms
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def state_of(data: MatchData) -> State:
-    record = pb.GameRecord(
-        config=pb.GameConfig.FromString(data.config),
-        history=[pb.Action.FromString(raw) for raw in data.history],
-    )
-    return replay(record)
+def holds(token: str | None, stored: str) -> bool:
+    return bool(token) and bool(stored) and hmac.compare_digest(stored, token_hash(token or ""))
+
+
+# --- what clients see ----------------------------------------------------------------
+
+
+def end_returns(data: MatchData, state: State) -> list[float]:
+    """The rules' returns, or for a resignation or a timeout: the seat loses,
+    the other seats share the win."""
+    if data.end_reason in (ms.END_REASON_RESIGNATION, ms.END_REASON_TIMEOUT):
+        seats = len(data.seat_kinds)
+        return returns_for_winners([s for s in range(seats) if s != data.end_seat], seats)
+    return state.returns()
+
+
+def match_view(data: MatchData, state: State) -> pb.GameView:
+    view = view_of(state)
+    if data.status == FINISHED and not state.is_terminal():  # resigned or out of time
+        view.phase = pb.GAME_PHASE_TERMINAL
+        view.ClearField("seat_to_act")
+        view.ClearField("returns")
+        view.returns.extend(end_returns(data, state))
+    return view
+
+
+def ended_message(data: MatchData, state: State) -> ms.MatchEnded:
+    ended = ms.MatchEnded(returns=end_returns(data, state), reason=data.end_reason)
+    if data.end_seat >= 0:
+        ended.seat = data.end_seat
+    return ended
 
 
 def match_message(data: MatchData, state: State) -> ms.Match:
-    seats = [
-        ms.Seat(
+    seats = []
+    for index, kind in enumerate(data.seat_kinds):
+        seat = ms.Seat(
             index=index,
             kind=kind,
             bot_spec=data.bot_specs[index],
-            joined=kind == ms.SEAT_KIND_BOT or bool(data.token_hashes[index]),
+            joined=kind == BOT or bool(data.token_hashes[index]),
         )
-        for index, kind in enumerate(data.seat_kinds)
-    ]
-    view = view_of(state)
-    if data.resigned_seat >= 0:
-        view.terminal = True
-        view.current_player = -4
-        view.ClearField("returns")
-        view.returns.extend(resignation_returns(data))
-    return ms.Match(
+        if kind == HUMAN:
+            seat.time_left.FromMilliseconds(data.clocks_ms[index])
+        seats.append(seat)
+    match = ms.Match(
         match_id=data.match_id,
         config=pb.GameConfig.FromString(data.config),
         seats=seats,
         status=data.status,
-        view=view,
-        resigned_seat=data.resigned_seat,
+        view=match_view(data, state),
+        first_seat_drawn=data.first_seat_drawn,
+    )
+    match.time_control.base.FromMilliseconds(data.base_ms)
+    match.time_control.increment.FromMilliseconds(data.increment_ms)
+    if data.deadline_ms:
+        match.turn_deadline.FromMilliseconds(data.deadline_ms)
+    if data.expires_ms:
+        match.expire_time.FromMilliseconds(data.expires_ms)
+    if data.status == FINISHED:
+        match.ended.CopyFrom(ended_message(data, state))
+    return match
+
+
+def record_message(data: MatchData) -> pb.GameRecord:
+    return pb.GameRecord(
+        config=pb.GameConfig.FromString(data.config),
+        history=[pb.Action.FromString(raw) for raw in data.history],
+        rules_version=data.rules_version,
     )
 
 
-def resignation_returns(data: MatchData) -> list[float]:
-    """Whoever resigns loses; the other seats share the win."""
-    seats = len(data.seat_kinds)
-    return returns_for_winners([s for s in range(seats) if s != data.resigned_seat], seats)
-
-
 def seat_to_act(data: MatchData, state: State) -> int | None:
-    if data.status != ms.MATCH_STATUS_PLAYING or state.is_terminal():
+    """The seat to act in a playing match (None while waiting, rolling or over)."""
+    if data.status != PLAYING or state.is_terminal() or state.is_chance_node():
         return None
     return state.current_player()
 
 
-def action_event(before: State, action: object, seat: int, ply: int, after: State) -> bytes:
-    played = ms.ActionPlayed(seat=seat, action=action_to_proto(before, action))
-    if before.game.name == "volta":  # type: ignore[attr-defined]
-        # Deterministic: simulating again gives the flick's exact trajectory.
-        played.flick.CopyFrom(flick_result_to_proto(before.simulate(action, record=True)))  # type: ignore[attr-defined]
-    return ms.WatchMatchResponse(ply=ply, action=played, view=view_of(after)).SerializeToString()
+# --- a change, built up and committed at once --------------------------------------------
 
 
-def end_event(data: MatchData, state: State) -> bytes:
-    message = match_message(data, state)
-    ended = ms.MatchEnded(returns=message.view.returns, resigned_seat=data.resigned_seat)
-    return ms.WatchMatchResponse(ply=data.ply, ended=ended, view=message.view).SerializeToString()
+@dataclass
+class Change:
+    """A change of one match: the record as loaded (changed in place), the
+    events it appends, and what it did."""
+
+    data: MatchData
+    now_ms: int
+    events: list[Event] = field(default_factory=list)
+    started: bool = False  # it started play
+    finished: bool = False  # it ended the match
+    was_playing: bool = False  # it ended a match that was playing
+
+    def __post_init__(self) -> None:
+        self.expected_version = self.data.version
+
+    def add(self, ply: int, view: pb.GameView, **event: object) -> None:
+        message = ms.WatchMatchResponse(ply=ply, view=view, **event)  # type: ignore[arg-type]
+        self.events.append(Event(ply, message.SerializeToString()))
+
+    def played(self, before: State, action: object, seat: int | None, after: State) -> None:
+        """Records ``action`` (applied to ``before``, giving ``after``)."""
+        info = action_to_proto(before, action)
+        self.data.history.append(info.action.SerializeToString())
+        played = ms.ActionPlayed(action=info)
+        if seat is not None:
+            played.seat = seat
+        if wire_of(before.game).trajectories:
+            # Deterministic: simulating again gives the flick's exact trajectory.
+            played.flick.CopyFrom(flick_outcome(before.simulate(action, record=True)))  # type: ignore[attr-defined]
+        self.add(self.data.ply - 1, view_of(after), action=played)
 
 
-def roll_dice(data: MatchData, state: State) -> list[bytes]:
-    """Rolls every die now due (the server rolls, never a client), appending
-    them to ``data`` and ``state``; returns their events."""
-    events = []
+def roll_dice(change: Change, state: State) -> None:
+    """Rolls every die now due (the server rolls, never a client)."""
+    data = change.data
     while state.is_chance_node():
         rng = random.Random(f"{data.dice_seed}:{data.ply}")
         outcomes, weights = zip(*state.chance_outcomes(), strict=True)
         outcome = rng.choices(outcomes, weights)[0]
         before = state.clone()
         state.apply_action(outcome)
-        data.history.append(action_to_proto(before, outcome).action.SerializeToString())
-        events.append(action_event(before, outcome, -1, data.ply - 1, state))
-    return events
+        change.played(before, outcome, None, state)
 
 
-def settle(data: MatchData, state: State) -> list[bytes]:
-    """After a change: roll due dice, finish the match if it is over."""
-    events = roll_dice(data, state)
-    if state.is_terminal() and data.status != ms.MATCH_STATUS_FINISHED:
-        data.status = ms.MATCH_STATUS_FINISHED
-        events.append(end_event(data, state))
-    return events
+def settle(m: Matches, change: Change, state: State) -> None:
+    """After a change of a playing match: roll due dice, end the match if
+    the rules say it is over, else start the clock of the seat to act."""
+    roll_dice(change, state)
+    if state.is_terminal():
+        finish(m, change, state, ms.END_REASON_RULES)
+        return
+    seat = seat_to_act(change.data, state)
+    if clocks.start_turn(change.data, seat, change.now_ms) and seat is not None:
+        clock = ms.ClockStarted(seat=seat)
+        clock.time_left.FromMilliseconds(change.data.clocks_ms[seat])
+        clock.deadline.FromMilliseconds(change.data.deadline_ms)
+        change.add(change.data.ply, match_view(change.data, state), clock=clock)
 
 
-async def queue_bot(coordination: Coordination, data: MatchData, state: State) -> None:
+def start(m: Matches, change: Change, state: State) -> None:
+    """Every seat is taken: play begins."""
+    change.data.status = PLAYING
+    change.data.expires_ms = 0
+    change.started = True
+    change.add(change.data.ply, view_of(state), started=ms.MatchStarted())
+    settle(m, change, state)
+
+
+def finish(m: Matches, change: Change, state: State, reason: int, seat: int = -1) -> None:
+    data = change.data
+    change.finished = True
+    change.was_playing = data.status == PLAYING
+    data.status = FINISHED
+    data.end_reason = reason
+    data.end_seat = seat
+    data.expires_ms = change.now_ms + round(m.settings.finished_retention * 1000)
+    clocks.stop(data)
+    change.add(data.ply, match_view(data, state), ended=ended_message(data, state))
+
+
+def bot_job(change: Change, state: State) -> BotJob | None:
+    data = change.data
     seat = seat_to_act(data, state)
-    if seat is not None and seat >= 0 and data.seat_kinds[seat] == ms.SEAT_KIND_BOT:
-        await coordination.push_job(BotJob(data.match_id, data.ply))
+    if seat is None or data.seat_kinds[seat] != BOT:
+        return None
+    return BotJob(data.match_id, data.ply, seat, data.bot_specs[seat], change.now_ms)
 
 
-async def load(coordination: Coordination, match_id: str) -> MatchData:
-    data = await coordination.load(match_id)
+async def commit(m: Matches, change: Change, state: State) -> None:
+    """Compare-and-set of the change on the version it was loaded at, with
+    its events and the bot job it makes due; ``state`` is the state after it."""
+    data = change.data
+    data.version = change.expected_version + 1
+    job = bot_job(change, state)
+    if not await m.coordination.compare_and_set(data, change.expected_version, change.events, job):
+        raise Aborted("the match changed meanwhile: read it again and retry")
+    m.states.keep(data.match_id, state)
+    count(data, state, change)
+
+
+def count(data: MatchData, state: State, change: Change) -> None:
+    game = state.game.name
+    if change.started:
+        MATCHES_ACTIVE.labels(game).inc()
+    if change.was_playing:
+        MATCHES_ACTIVE.labels(game).dec()
+    if change.finished:
+        label = outcome_label(end_returns(data, state), END_LABELS[data.end_reason])
+        MATCHES_FINISHED.labels(game, label).inc()
+
+
+async def load(m: Matches, match_id: str) -> MatchData:
+    data = await m.coordination.load(match_id)
     if data is None:
-        raise NotFound(f"no match {match_id!r}")
+        raise NotFound(f"no match {match_id!r} (it may have expired)")
     return data
 
 
-async def store(
-    coordination: Coordination, data: MatchData, events: list[bytes], state: State
-) -> None:
-    """Compare-and-set of ``data`` (and its events) on its version, where
-    ``state`` is the state after the change. No operation acts on a finished
-    match, so one that is finished now was finished by this change: count it."""
-    expected = data.version
-    data.version += 1
-    if not await coordination.compare_and_set(data, expected, events):
-        raise Aborted("the match changed meanwhile: read it again and retry")
-    if data.status == ms.MATCH_STATUS_FINISHED:
-        game = state.game.name  # type: ignore[attr-defined]
-        returns = list(match_message(data, state).view.returns)
-        MATCHES_ACTIVE.labels(game).dec()
-        MATCHES_FINISHED.labels(game, outcome_label(returns, data.resigned_seat >= 0)).inc()
+# --- the operations ------------------------------------------------------------------
 
 
-# --- the operations ---------------------------------------------------------
-
-
-async def create_match(coordination: Coordination, request: ms.CreateMatchRequest) -> ms.Match:
-    game = game_from_config(request.config)
+def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[int], list[str]]:
     if len(request.seats) != game.num_players():
         raise BadRequest(
             f"seats: {game.name} has {game.num_players()} seats, got {len(request.seats)}"
         )
+    kinds, specs = [], []
     for index, seat in enumerate(request.seats):
-        if seat.kind == ms.SEAT_KIND_BOT:
+        if seat.kind == BOT:
+            spec = seat.bot_spec or DEFAULT_BOT
             try:
-                check_spec(seat.bot_spec or "medium")
+                check_spec(game, spec)
             except BadRequest as error:
                 raise BadRequest(f"seats[{index}].{error}") from None
-        elif seat.kind != ms.SEAT_KIND_HUMAN:
+        elif seat.kind == HUMAN:
+            if seat.bot_spec:
+                raise BadRequest(f"seats[{index}].bot_spec: only a bot seat takes a bot_spec")
+            spec = ""
+        else:
             raise BadRequest(f"seats[{index}].kind: SEAT_KIND_HUMAN or SEAT_KIND_BOT")
-    kinds = [seat.kind for seat in request.seats]
+        kinds.append(seat.kind)
+        specs.append(spec)
+    return kinds, specs
+
+
+async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateMatchResponse:
+    config = request.config
+    game = game_from_config(config)
+    kinds, specs = _seats(game, request)
+    base_ms, increment_ms = clocks.time_control_ms(request.time_control, m.settings)
+    drawn = draws_first_seat(config)
+    if drawn:  # "roll a Rolit ball as if it was a die"; Volta: "decide who starts"
+        game = game_from_config(with_first_seat(config, secrets.randbelow(len(kinds))))
+    owner_token = secrets.token_urlsafe(32)
+    now = m.now_ms()
     data = MatchData(
         match_id=secrets.token_hex(8),
         config=config_of(game).SerializeToString(),
+        rules_version=game.game_type.rules_version,
         seat_kinds=kinds,
-        bot_specs=[
-            (seat.bot_spec or "medium") if seat.kind == ms.SEAT_KIND_BOT else ""
-            for seat in request.seats
-        ],
+        bot_specs=specs,
         token_hashes=[""] * len(kinds),
-        status=ms.MATCH_STATUS_WAITING if ms.SEAT_KIND_HUMAN in kinds else ms.MATCH_STATUS_PLAYING,
+        owner_hash=token_hash(owner_token),
+        status=WAITING,
+        first_seat_drawn=drawn,
         dice_seed=secrets.randbits(64),
+        base_ms=base_ms,
+        increment_ms=increment_ms,
+        clocks_ms=[base_ms if kind == HUMAN else 0 for kind in kinds],
+        expires_ms=now + round(m.settings.waiting_ttl * 1000),
     )
     state = game.new_initial_state()
-    _validate_bots(data, state)
-    events = settle(data, state) if data.status == ms.MATCH_STATUS_PLAYING else []
-    await coordination.create(data, events)
-    MATCHES_ACTIVE.labels(game.name).inc()
-    await queue_bot(coordination, data, state)
-    return match_message(data, state)
-
-
-def _validate_bots(data: MatchData, state: State) -> None:
-    """Each bot spec must make a bot for this very game."""
-    for index, spec in enumerate(data.bot_specs):
-        if spec:
-            try:
-                make_bot(state.game, spec)  # type: ignore[attr-defined]
-            except ValueError as error:
-                raise BadRequest(f"seats[{index}].bot_spec: {error}") from None
+    change = Change(data, now)
+    if HUMAN not in kinds:
+        start(m, change, state)
+    await m.coordination.create(data, change.events, bot_job(change, state))
+    m.states.keep(data.match_id, state)
+    count(data, state, change)
+    return ms.CreateMatchResponse(match=match_message(data, state), owner_token=owner_token)
 
 
 async def join_match(
-    coordination: Coordination, request: ms.JoinMatchRequest
+    m: Matches, request: ms.JoinMatchRequest, owner_token: str | None
 ) -> ms.JoinMatchResponse:
-    data = await load(coordination, request.match_id)
-    free = [
-        s
-        for s, kind in enumerate(data.seat_kinds)
-        if kind == ms.SEAT_KIND_HUMAN and not data.token_hashes[s]
-    ]
+    data = await load(m, request.match_id)
+    if owner_token and not holds(owner_token, data.owner_hash):
+        raise PermissionDenied("this owner token is not this match's")
+    if data.status == FINISHED:
+        raise FailedPrecondition("the match is over")
+    seats = len(data.seat_kinds)
+    free = [s for s in range(seats) if data.seat_kinds[s] == HUMAN and not data.token_hashes[s]]
     if request.HasField("seat"):
-        if request.seat >= len(data.seat_kinds):
-            raise BadRequest(f"seat: the match has seats 0..{len(data.seat_kinds) - 1}")
-        if request.seat not in free:
-            raise IllegalAction(f"seat {request.seat} is not a free human seat")
         seat = request.seat
+        if seat >= seats:
+            raise BadRequest(f"seat: the match has seats 0..{seats - 1}")
+        if data.seat_kinds[seat] != HUMAN:
+            raise IllegalAction(f"seat {seat} is a bot seat: only human seats are joined")
+        if seat not in free and not owner_token:
+            raise IllegalAction(f"seat {seat} is taken (its owner token can retake it)")
     elif free:
         seat = free[0]
     else:
         raise IllegalAction("the match has no free human seat")
     token = secrets.token_urlsafe(32)
     data.token_hashes[seat] = token_hash(token)
-    state = state_of(data)
-    events: list[bytes] = []
-    if all(
-        h or k == ms.SEAT_KIND_BOT for h, k in zip(data.token_hashes, data.seat_kinds, strict=True)
+    change = Change(data, m.now_ms())
+    state = await m.states.state(data)
+    if seat in free:
+        change.add(data.ply, view_of(state), seat_joined=ms.SeatJoined(seat=seat))
+    if data.status == WAITING and all(
+        h or k == BOT for h, k in zip(data.token_hashes, data.seat_kinds, strict=True)
     ):
-        data.status = ms.MATCH_STATUS_PLAYING
-        events = settle(data, state)
-    await store(coordination, data, events, state)
-    await queue_bot(coordination, data, state)
+        start(m, change, state)
+    await commit(m, change, state)
     return ms.JoinMatchResponse(seat=seat, seat_token=token, match=match_message(data, state))
 
 
 def seat_of_token(data: MatchData, token: str | None) -> int:
     if not token:
         raise Unauthenticated(f"a seat token is needed in the {SEAT_TOKEN_METADATA!r} metadata")
-    digest = token_hash(token)
     for seat, stored in enumerate(data.token_hashes):
-        if stored and hmac.compare_digest(stored, digest):
+        if holds(token, stored):
             return seat
     raise PermissionDenied("this token holds no seat of this match")
 
 
+def submission_key(seat: int, actions: Sequence[pb.Action]) -> str:
+    digest = hashlib.sha256(b"".join(a.SerializeToString() for a in actions)).hexdigest()
+    return f"{seat}:{digest}"
+
+
 async def submit_action(
-    coordination: Coordination,
+    m: Matches,
     match_id: str,
     seat: int | None,
     token: str | None,
     expected_ply: int,
     actions: Sequence[pb.Action],
 ) -> ms.SubmitActionResponse:
-    """Plays a turn for the token's seat (or, with ``seat``, for a bot)."""
+    """Plays actions of the token's seat (or, with ``seat``, of a bot seat)."""
     if not actions:
         raise BadRequest("actions: give at least one action")
-    data = await load(coordination, match_id)
+    if len(actions) > MAX_ACTIONS:
+        raise BadRequest(f"actions: at most {MAX_ACTIONS} in one submission")
+    data = await load(m, match_id)
     if seat is None:
         seat = seat_of_token(data, token)
-    digest = hashlib.sha256(b"".join(a.SerializeToString() for a in actions)).hexdigest()
+    key = submission_key(seat, actions)
     if expected_ply != data.ply:
         earlier = data.submissions.get(expected_ply)
-        if earlier is not None and earlier[0] == f"{seat}:{digest}":
+        if earlier is not None and earlier[0] == key:
             return ms.SubmitActionResponse.FromString(earlier[1])  # a retry: same answer
+        if earlier is not None and earlier[0].startswith(f"{seat}:"):
+            raise Aborted(
+                f"ply {expected_ply} was played with other actions; the match is at ply {data.ply}"
+            )
         raise Aborted(f"stale ply: the match is at ply {data.ply}, not {expected_ply}")
-    if data.status == ms.MATCH_STATUS_WAITING:
+    if data.status == WAITING:
         raise IllegalAction("the match is waiting for players to join")
-    if data.status == ms.MATCH_STATUS_FINISHED:
+    if data.status == FINISHED:
         raise IllegalAction("the match is over")
-    state = state_of(data)
+    change = Change(data, m.now_ms())
+    state = await m.states.state(data)
+    if clocks.flagged(data, change.now_ms) is not None:
+        await time_out(m, match_id)
+        raise IllegalAction("out of time: the match is over")
     if state.current_player() != seat:
         raise IllegalAction(f"not your turn: seat {state.current_player()} is to act")
     after, steps = apply_all(state, actions)
-    events = []
     for index, step in enumerate(steps):
-        data.history.append(step.info.action.SerializeToString())
         following = steps[index + 1].before if index + 1 < len(steps) else after
-        events.append(action_event(step.before, step.action, seat, data.ply - 1, following))
-    events += settle(data, after)
-    applied = [step.info for step in steps]
-    response = ms.SubmitActionResponse(match=match_message(data, after), applied=applied)
-    data.submissions[expected_ply] = (f"{seat}:{digest}", response.SerializeToString())
+        change.played(step.before, step.action, seat, following)
+    clocks.charge(data, change.now_ms, turn_over=after.current_player() != seat)
+    settle(m, change, after)
+    response = ms.SubmitActionResponse(
+        match=match_message(data, after), applied=[step.info for step in steps]
+    )
+    data.submissions[expected_ply] = (key, response.SerializeToString())
     for old in [ply for ply in data.submissions if ply < expected_ply - KEEP_SUBMISSIONS]:
         del data.submissions[old]  # a retry comes soon after its submission
-    await store(coordination, data, events, after)
-    await queue_bot(coordination, data, after)
+    await commit(m, change, after)
     return response
 
 
-async def get_match(coordination: Coordination, match_id: str) -> ms.GetMatchResponse:
-    data = await load(coordination, match_id)
-    state = state_of(data)
-    record = pb.GameRecord(
-        config=pb.GameConfig.FromString(data.config),
-        history=[pb.Action.FromString(raw) for raw in data.history],
-    )
-    return ms.GetMatchResponse(match=match_message(data, state), record=record)
+async def get_match(m: Matches, match_id: str) -> ms.GetMatchResponse:
+    data = await load(m, match_id)
+    state = await m.states.state(data)
+    return ms.GetMatchResponse(match=match_message(data, state), record=record_message(data))
 
 
-async def resign(coordination: Coordination, match_id: str, token: str | None) -> ms.Match:
-    data = await load(coordination, match_id)
+async def resign(m: Matches, match_id: str, token: str | None) -> ms.Match:
+    data = await load(m, match_id)
     seat = seat_of_token(data, token)
-    if data.status == ms.MATCH_STATUS_FINISHED:
+    if data.status == FINISHED:
         raise IllegalAction("the match is over")
-    data.resigned_seat = seat
-    data.status = ms.MATCH_STATUS_FINISHED
-    state = state_of(data)
-    await store(coordination, data, [end_event(data, state)], state)
+    change = Change(data, m.now_ms())
+    state = await m.states.state(data)
+    finish(m, change, state, ms.END_REASON_RESIGNATION, seat)
+    await commit(m, change, state)
     return match_message(data, state)
+
+
+async def time_out(m: Matches, match_id: str) -> bool:
+    """Ends the match if a human seat's clock ran out; whether it did."""
+    data = await load(m, match_id)
+    change = Change(data, m.now_ms())
+    seat = clocks.flagged(data, change.now_ms)
+    if data.status != PLAYING or seat is None:
+        return False
+    state = await m.states.state(data)
+    clocks.charge(data, change.now_ms, turn_over=False)
+    finish(m, change, state, ms.END_REASON_TIMEOUT, seat)
+    await commit(m, change, state)
+    return True
+
+
+async def watch(
+    m: Matches, match_id: str, from_ply: int, poll_seconds: float = 1.0
+) -> AsyncIterator[ms.WatchMatchResponse]:
+    """A snapshot of the match, then its events from ``from_ply`` until it ends."""
+    data = await load(m, match_id)
+    if data.status == FINISHED and from_ply > data.ply:
+        raise OutOfRange(f"from_ply: the match ended at ply {data.ply}, got {from_ply}")
+    state = await m.states.state(data)
+    snapshot = match_message(data, state)
+    yield ms.WatchMatchResponse(ply=data.ply, snapshot=snapshot, view=snapshot.view)
+    batch = await m.coordination.read_events(match_id, from_ply)
+    while True:
+        for event in batch.events:
+            message = ms.WatchMatchResponse.FromString(event.payload)
+            yield message
+            if message.HasField("ended"):
+                return
+        if not batch.events:
+            await load(m, match_id)  # NOT_FOUND once a waiting match expired
+        batch = await m.coordination.wait_events(match_id, batch.cursor, poll_seconds)

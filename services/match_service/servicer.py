@@ -1,4 +1,5 @@
-"""The MatchService servicer: read the token, call the match logic."""
+"""The MatchService servicer: check the request and the client's limits,
+read the tokens, call the match logic."""
 
 from __future__ import annotations
 
@@ -8,55 +9,63 @@ import grpc
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
-from services.coordination import Coordination
 from services.errors import BadRequest
+from services.limits import ConcurrencyCap, RateLimiter, client_of
 from services.match_service import logic
-from services.server import Service, rpc, rpc_stream
+from services.match_service.logic import Matches
+from services.server import Service, Servicer, rpc, rpc_stream
 
-WATCH_POLL_SECONDS = 1.0
+MATCH_ID_CHARS = 64
 
 
-def seat_token(context: grpc.aio.ServicerContext) -> str | None:
-    for key, value in context.invocation_metadata() or ():
-        if key == logic.SEAT_TOKEN_METADATA:
+def metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
+    for name, value in context.invocation_metadata() or ():
+        if name == key:
             return str(value)
     return None
 
 
 def match_id_of(match_id: str) -> str:
-    if not match_id or len(match_id) > 64:
+    if not match_id or len(match_id) > MATCH_ID_CHARS:
         raise BadRequest("match_id: the id CreateMatch returned")
     return match_id
 
 
-class MatchServicer(ms_grpc.MatchServiceServicer):
+class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
     service_name = "meeple.v1.MatchService"
 
-    def __init__(self, coordination: Coordination) -> None:
-        self.coordination = coordination
+    def __init__(self, matches: Matches) -> None:
+        self.matches = matches
+        settings = matches.settings
+        self.creations = RateLimiter(
+            settings.matches_per_minute / 60.0, float(settings.matches_per_minute)
+        )
+        self.streams = ConcurrencyCap(settings.watch_streams, "open WatchMatch streams")
 
     @rpc
     async def CreateMatch(  # noqa: N802 (gRPC method names)
         self, request: ms.CreateMatchRequest, context: grpc.aio.ServicerContext
     ) -> ms.CreateMatchResponse:
-        return ms.CreateMatchResponse(match=await logic.create_match(self.coordination, request))
+        self.creations.check(client_of(context.peer()), "matches created per client")
+        return await logic.create_match(self.matches, request)
 
     @rpc
     async def JoinMatch(  # noqa: N802
         self, request: ms.JoinMatchRequest, context: grpc.aio.ServicerContext
     ) -> ms.JoinMatchResponse:
         match_id_of(request.match_id)
-        return await logic.join_match(self.coordination, request)
+        owner = metadata(context, logic.OWNER_TOKEN_METADATA)
+        return await logic.join_match(self.matches, request, owner)
 
     @rpc
     async def SubmitAction(  # noqa: N802
         self, request: ms.SubmitActionRequest, context: grpc.aio.ServicerContext
     ) -> ms.SubmitActionResponse:
         return await logic.submit_action(
-            self.coordination,
+            self.matches,
             match_id_of(request.match_id),
             None,
-            seat_token(context),
+            metadata(context, logic.SEAT_TOKEN_METADATA),
             request.expected_ply,
             request.actions,
         )
@@ -65,37 +74,28 @@ class MatchServicer(ms_grpc.MatchServiceServicer):
     async def GetMatch(  # noqa: N802
         self, request: ms.GetMatchRequest, context: grpc.aio.ServicerContext
     ) -> ms.GetMatchResponse:
-        return await logic.get_match(self.coordination, match_id_of(request.match_id))
+        return await logic.get_match(self.matches, match_id_of(request.match_id))
 
     @rpc_stream
     async def WatchMatch(  # noqa: N802
         self, request: ms.WatchMatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[ms.WatchMatchResponse]:
         match_id = match_id_of(request.match_id)
-        await logic.load(self.coordination, match_id)  # NOT_FOUND before streaming
-        index = request.from_ply
-        while True:
-            raws = await self.coordination.wait_events(match_id, index, WATCH_POLL_SECONDS)
-            for raw in raws:
-                event = ms.WatchMatchResponse.FromString(raw)
+        with self.streams.hold(client_of(context.peer())):
+            async for event in logic.watch(self.matches, match_id, request.from_ply):
                 yield event
-                index += 1
-                if event.HasField("ended"):
-                    return
-            if not raws:
-                data = await logic.load(self.coordination, match_id)
-                if data.status == ms.MATCH_STATUS_FINISHED and index > data.ply:
-                    return  # the client has seen the end already
 
     @rpc
     async def Resign(  # noqa: N802
         self, request: ms.ResignRequest, context: grpc.aio.ServicerContext
     ) -> ms.ResignResponse:
         match = await logic.resign(
-            self.coordination, match_id_of(request.match_id), seat_token(context)
+            self.matches,
+            match_id_of(request.match_id),
+            metadata(context, logic.SEAT_TOKEN_METADATA),
         )
         return ms.ResignResponse(match=match)
 
 
-def service(coordination: Coordination) -> Service:
-    return Service(MatchServicer(coordination), ms.DESCRIPTOR.services_by_name["MatchService"])
+def service(matches: Matches) -> Service:
+    return Service(MatchServicer(matches), ms.DESCRIPTOR.services_by_name["MatchService"])

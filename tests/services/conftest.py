@@ -1,30 +1,73 @@
-"""The all-in-one server (rules, AI and match services, in-memory
-coordination, bot workers) on a free port, in a background event loop; the
-service tests talk to it over a real gRPC channel."""
+"""Servers for the service tests: the all-in-one server (rules, AI and match
+services, in-memory coordination, bot runners) on a free port in a
+background event loop, talked to over a real gRPC channel; ``serve`` starts
+another with its own settings (short clocks, small limits)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import grpc
 import pytest
 
 from services.app import App
+from services.settings import Settings
 
 
-@pytest.fixture(scope="session")
-def channel() -> Iterator[grpc.Channel]:
+class Served:
+    """A running App and a channel to it."""
+
+    def __init__(self, app: App, loop: asyncio.AbstractEventLoop) -> None:
+        self.app = app
+        self.loop = loop
+        self.address = f"127.0.0.1:{app.port}"
+        self.metrics_url = f"http://127.0.0.1:{app.metrics_port}/metrics"
+        self.channel = grpc.insecure_channel(self.address)
+
+    def run(self, coroutine: Any, timeout: float = 30) -> Any:
+        """Runs ``coroutine`` on the server's event loop and returns its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+
+@contextlib.contextmanager
+def serving(settings: Settings | None = None, **options: Any) -> Iterator[Served]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    app = App("127.0.0.1:0", workers=2, metrics_port=0)
-    port = asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as client:
-        client.metrics_url = f"http://127.0.0.1:{app.metrics_port}/metrics"  # type: ignore[attr-defined]
-        client.address = f"127.0.0.1:{port}"  # type: ignore[attr-defined]
-        yield client
-    asyncio.run_coroutine_threadsafe(app.stop(grace=1.0), loop).result(timeout=60)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(timeout=10)
+    app = App("127.0.0.1:0", metrics_port=0, settings=settings, **options)
+    asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
+    served = Served(app, loop)
+    try:
+        yield served
+    finally:
+        served.channel.close()
+        asyncio.run_coroutine_threadsafe(app.stop(grace=0.5), loop).result(timeout=60)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+
+
+# The shared server's per-client limits are far above what the suite sends
+# from its one address; the limits have tests of their own.
+SUITE_SETTINGS = Settings(rate_per_second=10_000.0, rate_burst=10_000.0, matches_per_minute=100_000)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Served]:
+    with serving(SUITE_SETTINGS, workers=2) as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def channel(server: Served) -> grpc.Channel:
+    return server.channel
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., Served]]:
+    """Starts servers with other settings for one test: ``serve(settings, workers=1)``."""
+    with contextlib.ExitStack() as stack:
+        yield lambda settings=None, **options: stack.enter_context(serving(settings, **options))

@@ -3,6 +3,8 @@ and the errors for bad specs, budgets and states."""
 
 from __future__ import annotations
 
+import contextlib
+
 import grpc
 import pytest
 from meeple.v1 import ai_service_pb2 as ai
@@ -10,6 +12,9 @@ from meeple.v1 import ai_service_pb2_grpc as ai_grpc
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
+
+from services.settings import Settings
+from tests.services.conftest import Served
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +61,8 @@ def test_suggestions_are_legal_and_reproducible(
         ("mcts:iterations=ten", "iterations must be a number"),
         ("mcts:iterations", "key=value"),
         ("mcts:iterations=nan", "iterations must be at most"),
+        ("mcts:c=nan", "finite"),
+        ("x" * 100_000, "at most 200 characters"),
         ("mcts:iterations=-5", "iterations must be >= 1"),
     ],
 )
@@ -68,6 +75,101 @@ def test_bad_specs_and_budgets_are_invalid_argument(
         ai_stub.SuggestAction(ai.SuggestActionRequest(record=record, bot_spec=spec))
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert expected in info.value.details()
+    assert len(info.value.details()) < 300  # never the client's whole input back
+
+
+@pytest.mark.parametrize(
+    ("kind", "spec", "expected"),
+    [
+        (pb.GAME_KIND_VOLLEYBALL, "alphabeta:depth=3", "chance"),
+        (pb.GAME_KIND_VOLTA, "alphabeta:depth=8", "depth must be at most 1 for volta"),
+        (pb.GAME_KIND_VOLTA, "mcts:iterations=20000", "iterations must be at most 2000"),
+        (pb.GAME_KIND_OTHELLO, "planner", "continuous"),
+    ],
+)
+def test_specs_are_checked_against_the_game(
+    stubs: tuple[ai_grpc.AIServiceStub, rules_grpc.RulesServiceStub],
+    kind: int,
+    spec: str,
+    expected: str,
+) -> None:
+    ai_stub, rules_stub = stubs
+    record = start(rules_stub, kind)
+    with pytest.raises(grpc.RpcError) as info:
+        ai_stub.SuggestAction(ai.SuggestActionRequest(record=record, bot_spec=spec))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert expected in info.value.details()
+
+
+def test_abandoned_searches_stop_and_free_the_workers(
+    stubs: tuple[ai_grpc.AIServiceStub, rules_grpc.RulesServiceStub],
+) -> None:
+    """Three 10 s searches whose callers give up after 1 s once stalled every
+    worker for 30 s; now a small suggestion right after answers at once."""
+    import threading
+    import time
+
+    ai_stub, rules_stub = stubs
+    record = start(rules_stub, pb.GAME_KIND_OTHELLO)
+    long = ai.SuggestActionRequest(record=record, bot_spec="mcts:time=10")
+    codes: list[grpc.StatusCode] = []
+
+    def abandon() -> None:
+        try:
+            ai_stub.SuggestAction(long, timeout=1.0)
+        except grpc.RpcError as error:
+            codes.append(error.code())
+
+    callers = [threading.Thread(target=abandon) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    assert codes == [grpc.StatusCode.DEADLINE_EXCEEDED] * 3
+    start_time = time.perf_counter()
+    small = ai.SuggestActionRequest(record=record, bot_spec="greedy")
+    ai_stub.SuggestAction(small, timeout=10)
+    assert time.perf_counter() - start_time < 2.0
+
+
+def test_admission_control_refuses_at_once(serve: object) -> None:
+    """Beyond a client's calls in flight, or the queue's length, a call is
+    RESOURCE_EXHAUSTED at once; two connections from one address share a cap."""
+    import threading
+    import time
+
+    served: Served = serve(  # type: ignore[operator]
+        Settings(ai_calls_per_client=2, ai_queue_limit=1), workers=1
+    )
+    record = (
+        rules_grpc.RulesServiceStub(served.channel)
+        .NewGame(rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)))
+        .record
+    )
+    long = ai.SuggestActionRequest(record=record, bot_spec="mcts:time=3")
+    other_connection = grpc.insecure_channel(served.address)
+    stubs = [ai_grpc.AIServiceStub(served.channel), ai_grpc.AIServiceStub(other_connection)]
+    busy = [
+        threading.Thread(target=lambda s=stub: _suggest_quietly(s, long, 3.0)) for stub in stubs
+    ]
+    for thread in busy:
+        thread.start()
+    time.sleep(0.5)  # one thinks, the other waits in the queue
+    for stub in stubs:
+        began = time.perf_counter()
+        with pytest.raises(grpc.RpcError) as info:
+            stub.SuggestAction(long, timeout=10)
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "2 AI calls in flight per client address" in info.value.details()
+        assert time.perf_counter() - began < 0.5
+    for thread in busy:
+        thread.join()
+    other_connection.close()
+
+
+def _suggest_quietly(stub: ai_grpc.AIServiceStub, request: object, timeout: float) -> None:
+    with contextlib.suppress(grpc.RpcError):
+        stub.SuggestAction(request, timeout=timeout)
 
 
 def test_no_suggestion_while_the_dice_roll(
@@ -106,4 +208,4 @@ def test_every_level_is_within_the_budget_limits() -> None:
     ]:
         game = engine_core.load_game(name, **options)
         for level in LEVEL_NAMES:
-            check_spec(level_spec(game, level))
+            check_spec(game, level_spec(game, level))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import grpc
 import pytest
 from meeple.v1 import game_pb2 as pb
 
 from services.client import MeepleClient, game_config
+from tests.services.conftest import Served
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "play_vs_ai.py"
 
@@ -26,15 +26,14 @@ def test_game_config_builds_options() -> None:
 
 
 def test_the_example_plays_a_whole_game_of_each_kind(
-    channel: grpc.Channel, capsys: pytest.CaptureFixture[str]
+    server: Served, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = importlib.util.spec_from_file_location("play_vs_ai", EXAMPLE)
     assert spec is not None
     assert spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    address = channel.address  # type: ignore[attr-defined]
-    results = example.main(["--address", address, "--bot", "easy", "--hint", "greedy"])
+    results = example.main(["--address", server.address, "--bot", "easy", "--hint", "greedy"])
     assert set(results) == {"rolit", "othello", "volleyball", "volta"}
     for game, returns in results.items():
         assert sum(returns) == pytest.approx(0.0), game
@@ -43,23 +42,26 @@ def test_the_example_plays_a_whole_game_of_each_kind(
     assert "end: returns" in out
 
 
-def test_watch_resumes_without_gaps(channel: grpc.Channel) -> None:
-    with MeepleClient(channel.address) as client:  # type: ignore[attr-defined]
-        match = client.create_match("othello", ["random", "random"])
+def test_watch_resumes_without_gaps(server: Served) -> None:
+    with MeepleClient(server.address) as client:
+        match = client.create_match("othello", ["random", "random"]).match
         events = list(client.watch(match.match_id))
         tail = list(client.watch(match.match_id, from_ply=10))
-    assert [e.ply for e in events[:-1]] == list(range(len(events) - 1))
-    assert tail == events[10:]
+    assert events[0].HasField("snapshot")
+    actions = [e for e in events if e.HasField("action")]
+    assert [e.ply for e in actions] == list(range(len(actions)))
+    assert tail[0].HasField("snapshot")
+    assert tail[1:] == [e for e in events[1:] if e.ply >= 10]
 
 
-def test_meeple_watch_prints_a_match(channel: grpc.Channel) -> None:
+def test_meeple_watch_prints_a_match(server: Served) -> None:
     from typer.testing import CliRunner
 
     from services.cli import app
 
-    address = channel.address  # type: ignore[attr-defined]
+    address = server.address
     with MeepleClient(address) as client:
-        match = client.create_match("othello", ["random", "random"])
+        match = client.create_match("othello", ["random", "random"]).match
     result = CliRunner().invoke(app, ["watch", match.match_id, "--address", address])
     assert result.exit_code == 0, result.output
     assert "    0  seat 0: " in result.output

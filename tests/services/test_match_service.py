@@ -1,5 +1,6 @@
 """MatchService through real gRPC: whole matches of every kind watched to
-the end, resumable watching, every error path, idempotency and races."""
+the end, resumable watching, every error path, idempotency and races, seat
+recovery, the first-seat draw and the events of a match's life."""
 
 from __future__ import annotations
 
@@ -16,8 +17,12 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
+import engine_core
+
 TOKEN = "meeple-seat-token"
+OWNER = "meeple-owner-token"
 HUMAN = ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)
+OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
 
 
 def bot(spec: str) -> ms.SeatConfig:
@@ -35,9 +40,13 @@ def rules_stub(channel: grpc.Channel) -> rules_grpc.RulesServiceStub:
 
 
 def create(
-    matches: ms_grpc.MatchServiceStub, config: pb.GameConfig, seats: list[ms.SeatConfig]
+    matches: ms_grpc.MatchServiceStub,
+    config: pb.GameConfig,
+    seats: list[ms.SeatConfig],
+    **fields: object,
 ) -> ms.Match:
-    return matches.CreateMatch(ms.CreateMatchRequest(config=config, seats=seats)).match
+    request = ms.CreateMatchRequest(config=config, seats=seats, **fields)  # type: ignore[arg-type]
+    return matches.CreateMatch(request).match
 
 
 def join(matches: ms_grpc.MatchServiceStub, match_id: str, seat: int) -> str:
@@ -57,6 +66,10 @@ def watch(matches: ms_grpc.MatchServiceStub, match_id: str, from_ply: int = 0) -
     return list(stream)
 
 
+def to_act(view: pb.GameView) -> int | None:
+    return view.seat_to_act if view.HasField("seat_to_act") else None
+
+
 def play_human(
     matches: ms_grpc.MatchServiceStub,
     rules_stub: rules_grpc.RulesServiceStub,
@@ -72,13 +85,11 @@ def play_human(
         got = matches.GetMatch(ms.GetMatchRequest(match_id=match_id))
         if got.match.status == ms.MATCH_STATUS_FINISHED:
             return played
-        if got.match.view.current_player != seat:
+        if to_act(got.match.view) != seat:
             threading.Event().wait(0.01)  # a bot or the dice are to act
             continue
         legal = rules_stub.ListLegalActions(rules.ListLegalActionsRequest(record=got.record))
         action = rng.choice(legal.actions).action
-        if action.HasField("flick"):
-            action.flick.impulse_ns = min(action.flick.impulse_ns, 0.02)
         request = ms.SubmitActionRequest(
             match_id=match_id, expected_ply=got.match.view.ply, actions=[action]
         )
@@ -87,13 +98,23 @@ def play_human(
     raise AssertionError("the match did not end")
 
 
-def check_stream(events: list, final: ms.GetMatchResponse) -> None:
-    """The stream holds every ply once, in order, then the end."""
-    assert [e.ply for e in events[:-1]] == list(range(len(final.record.history)))
+def actions_of(events: list) -> list:
+    return [e for e in events if e.HasField("action")]
+
+
+def check_stream(events: list, final: ms.GetMatchResponse, from_ply: int = 0) -> None:
+    """The stream opens with a snapshot, holds every ply once, in order,
+    and ends with the end."""
+    assert events[0].HasField("snapshot")
+    assert events[0].snapshot.match_id == final.match.match_id
+    played = actions_of(events)
+    history = list(final.record.history)
+    assert [e.ply for e in played] == list(range(from_ply, len(history)))
+    assert [e.action.action.action for e in played] == history[from_ply:]
     assert events[-1].HasField("ended")
-    assert events[-1].ply == len(final.record.history)
-    assert [e.action.action.action for e in events[:-1]] == list(final.record.history)
+    assert events[-1].ply == len(history)
     assert list(events[-1].ended.returns) == list(final.match.view.returns)
+    assert events[-1].ended == final.match.ended
 
 
 @pytest.mark.parametrize(
@@ -113,23 +134,32 @@ def test_a_human_plays_bots_while_a_spectator_watches(
 ) -> None:
     match = create(matches, config, [HUMAN, *(bot(spec) for spec in others)])
     assert match.status == ms.MATCH_STATUS_WAITING
-    token = join(matches, match.match_id, 0)
+    assert match.HasField("expire_time")
     watched: list = []
     spectator = threading.Thread(target=lambda: watched.extend(watch(matches, match.match_id)))
     spectator.start()
+    token = join(matches, match.match_id, 0)
     assert play_human(matches, rules_stub, match.match_id, 0, token, random.Random(1)) > 0
     spectator.join(timeout=120)
     final = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
     assert final.match.status == ms.MATCH_STATUS_FINISHED
+    assert final.match.ended.reason == ms.END_REASON_RULES
     check_stream(watched, final)
+    kinds = [e.WhichOneof("event") for e in watched]
+    assert kinds[:3] == ["snapshot", "seat_joined", "started"]
+    assert watched[0].snapshot.status == ms.MATCH_STATUS_WAITING
+    assert "clock" in kinds  # the human seat's clock started at its turns
     if config.kind == pb.GAME_KIND_VOLTA:
-        flicks = [e.action.flick for e in watched[:-1]]
+        flicks = [e.action.flick for e in actions_of(watched)]
         assert all(len(f.frames) >= 1 for f in flicks)
     if config.kind == pb.GAME_KIND_VOLLEYBALL:
-        assert any(e.action.seat == -1 for e in watched[:-1])  # the server rolled dice
+        # The server rolled the dice: chance events carry no seat.
+        dice = [e for e in actions_of(watched) if not e.action.HasField("seat")]
+        assert dice
+        assert all(e.action.action.action.volleyball.HasField("dice") for e in dice)
     # The record replays to the same end through the stateless rules service.
     replayed = rules_stub.ListLegalActions(rules.ListLegalActionsRequest(record=final.record))
-    assert replayed.view.terminal
+    assert replayed.view.phase == pb.GAME_PHASE_TERMINAL
 
 
 @pytest.mark.parametrize(
@@ -141,17 +171,26 @@ def test_bots_play_each_other_and_a_dropped_watcher_resumes(
     match = create(matches, pb.GameConfig(kind=kind), [bot("easy"), bot("random")])
     assert match.status == ms.MATCH_STATUS_PLAYING
     stream = matches.WatchMatch(ms.WatchMatchRequest(match_id=match.match_id), timeout=120)
-    first = [next(stream) for _ in range(3)]
+    first = []
+    while len(actions_of(first)) < 3:
+        first.append(next(stream))
     stream.cancel()  # the watcher drops
-    rest = watch(matches, match.match_id, from_ply=first[-1].ply + 1)
+    resume = first[-1].ply + 1
+    rest = watch(matches, match.match_id, from_ply=resume)
     final = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
-    check_stream(first + rest, final)
-    # Watching a finished match from its end returns at once.
-    assert watch(matches, match.match_id, from_ply=final.match.view.ply + 1) == []
+    assert [e.ply for e in actions_of(first)] == [0, 1, 2]
+    check_stream(rest, final, from_ply=resume)
+    # From the end: the snapshot and the end; past the end: OUT_OF_RANGE.
+    end = final.match.view.ply
+    tail = watch(matches, match.match_id, from_ply=end)
+    assert [e.WhichOneof("event") for e in tail] == ["snapshot", "ended"]
+    code, details = code_of(lambda: watch(matches, match.match_id, from_ply=end + 1))
+    assert code == grpc.StatusCode.OUT_OF_RANGE
+    assert f"ended at ply {end}" in details
 
 
 def test_seat_tokens_guard_the_seats(matches: ms_grpc.MatchServiceStub) -> None:
-    match = create(matches, pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), [HUMAN, HUMAN])
+    match = create(matches, OTHELLO, [HUMAN, HUMAN])
     black = join(matches, match.match_id, 0)
     d3 = pb.Action(board=pb.BoardMove(square=19))
 
@@ -166,12 +205,12 @@ def test_seat_tokens_guard_the_seats(matches: ms_grpc.MatchServiceStub) -> None:
     assert code == grpc.StatusCode.FAILED_PRECONDITION
     assert "waiting for players" in details
     white = join(matches, match.match_id, 1)
-    assert (
-        code_of(lambda: join(matches, match.match_id, 1))[0] == grpc.StatusCode.FAILED_PRECONDITION
-    )
+    code, details = code_of(lambda: join(matches, match.match_id, 1))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "taken" in details
     assert code_of(lambda: submit(None))[0] == grpc.StatusCode.UNAUTHENTICATED
     assert code_of(lambda: submit("not-a-token"))[0] == grpc.StatusCode.PERMISSION_DENIED
-    other = create(matches, pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), [HUMAN, bot("random")])
+    other = create(matches, OTHELLO, [HUMAN, bot("random")])
     stranger = join(matches, other.match_id, 0)
     assert code_of(lambda: submit(stranger))[0] == grpc.StatusCode.PERMISSION_DENIED
     code, details = code_of(lambda: submit(white))
@@ -189,11 +228,56 @@ def test_seat_tokens_guard_the_seats(matches: ms_grpc.MatchServiceStub) -> None:
     first = submit(black)
     again = submit(black)
     assert first == again
+    # The same seat at the same old ply with other actions is not a retry.
+    c4 = pb.Action(board=pb.BoardMove(square=26))
+    code, details = code_of(lambda: submit(black, ply=0, action=c4))
+    assert code == grpc.StatusCode.ABORTED
+    assert "played with other actions" in details
     code, details = code_of(lambda: submit(white, ply=0))
     assert code == grpc.StatusCode.ABORTED
     assert "stale ply" in details
     code, _ = code_of(lambda: submit(black, ply=5))
     assert code == grpc.StatusCode.ABORTED
+    after = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
+    assert [a.board.square for a in after.record.history] == [19]
+
+
+def test_a_bot_seat_cannot_be_joined(matches: ms_grpc.MatchServiceStub) -> None:
+    match = create(matches, OTHELLO, [HUMAN, bot("random")])
+    code, details = code_of(lambda: join(matches, match.match_id, 1))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "seat 1 is a bot seat" in details
+    # Not even with the owner token.
+    owner = matches.CreateMatch(
+        ms.CreateMatchRequest(config=OTHELLO, seats=[HUMAN, bot("random")])
+    ).owner_token
+    second = create(matches, OTHELLO, [HUMAN, bot("random")])
+    request = ms.JoinMatchRequest(match_id=second.match_id, seat=1)
+    code, _ = code_of(lambda: matches.JoinMatch(request, metadata=[(OWNER, owner)]))
+    assert code == grpc.StatusCode.PERMISSION_DENIED  # and that token is another match's
+    unchanged = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id)).match
+    assert [s.joined for s in unchanged.seats] == [False, True]
+    assert unchanged.status == ms.MATCH_STATUS_WAITING
+
+
+def test_the_owner_token_recovers_a_lost_seat_token(matches: ms_grpc.MatchServiceStub) -> None:
+    created = matches.CreateMatch(ms.CreateMatchRequest(config=OTHELLO, seats=[HUMAN, HUMAN]))
+    match_id = created.match.match_id
+    lost = join(matches, match_id, 0)
+    join(matches, match_id, 1)
+    request = ms.JoinMatchRequest(match_id=match_id, seat=0)
+    retaken = matches.JoinMatch(request, metadata=[(OWNER, created.owner_token)])
+    assert retaken.seat == 0
+    assert retaken.seat_token != lost
+    d3 = ms.SubmitActionRequest(
+        match_id=match_id, expected_ply=0, actions=[pb.Action(board=pb.BoardMove(square=19))]
+    )
+    code, _ = code_of(lambda: matches.SubmitAction(d3, metadata=[(TOKEN, lost)]))
+    assert code == grpc.StatusCode.PERMISSION_DENIED
+    played = matches.SubmitAction(d3, metadata=[(TOKEN, retaken.seat_token)])
+    assert played.match.view.ply == 1
+    code, _ = code_of(lambda: matches.JoinMatch(request, metadata=[(OWNER, "forged")]))
+    assert code == grpc.StatusCode.PERMISSION_DENIED
 
 
 def test_unknown_matches_and_malformed_requests(matches: ms_grpc.MatchServiceStub) -> None:
@@ -204,32 +288,65 @@ def test_unknown_matches_and_malformed_requests(matches: ms_grpc.MatchServiceStu
     )
     watch_missing = ms.WatchMatchRequest(match_id="0123456789abcdef")
     assert code_of(lambda: list(matches.WatchMatch(watch_missing)))[0] == grpc.StatusCode.NOT_FOUND
-    othello = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
-    for seats, expected in [
-        ([HUMAN], "has 2 seats"),
-        ([HUMAN, ms.SeatConfig()], "seats[1].kind"),
-        ([HUMAN, bot("wizard")], "seats[1].bot_spec"),
-        ([HUMAN, bot("mcts:iterations=999999999")], "at most"),
+    volleyball = pb.GameConfig(kind=pb.GAME_KIND_VOLLEYBALL)
+    volta = pb.GameConfig(kind=pb.GAME_KIND_VOLTA)
+    for config, seats, expected in [
+        (OTHELLO, [HUMAN], "has 2 seats"),
+        (OTHELLO, [HUMAN, ms.SeatConfig()], "seats[1].kind"),
+        (OTHELLO, [HUMAN, bot("wizard")], "seats[1].bot_spec"),
+        (OTHELLO, [HUMAN, bot("mcts:iterations=999999999")], "at most"),
+        (OTHELLO, [HUMAN, bot("mcts:c=nan")], "seats[1].bot_spec"),
+        (OTHELLO, [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN, bot_spec="hard"), HUMAN], "only a bot"),
+        (volleyball, [HUMAN, bot("alphabeta:depth=3")], "chance"),
+        (volta, [HUMAN, bot("alphabeta:depth=8")], "depth must be at most 1 for volta"),
     ]:
-        code, details = code_of(lambda seats=seats: create(matches, othello, seats))
+        code, details = code_of(lambda c=config, s=seats: create(matches, c, s))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+        assert expected in details
+
+
+def test_time_controls_are_checked(matches: ms_grpc.MatchServiceStub) -> None:
+    from google.protobuf.duration_pb2 import Duration
+
+    for control, expected in [
+        (ms.TimeControl(base=Duration(seconds=0)), "time_control.base"),
+        (ms.TimeControl(base=Duration(seconds=10**7)), "time_control.base"),
+        (ms.TimeControl(increment=Duration(seconds=-1)), "time_control.increment"),
+    ]:
+        code, details = code_of(
+            lambda c=control: create(matches, OTHELLO, [HUMAN, HUMAN], time_control=c)
+        )
         assert code == grpc.StatusCode.INVALID_ARGUMENT
         assert expected in details
+    match = create(
+        matches,
+        OTHELLO,
+        [HUMAN, HUMAN],
+        time_control=ms.TimeControl(base=Duration(seconds=90), increment=Duration(seconds=3)),
+    )
+    assert match.time_control.base.seconds == 90
+    assert [s.time_left.seconds for s in match.seats] == [90, 90]
 
 
 def test_a_nan_flick_is_invalid_argument(matches: ms_grpc.MatchServiceStub) -> None:
     match = create(matches, pb.GameConfig(kind=pb.GAME_KIND_VOLTA), [HUMAN, bot("random")])
     token = join(matches, match.match_id, 0)
+    seat_to_act = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id)).match.view
     flick = pb.Action(flick=pb.Flick(side=0, impulse_ns=math.nan))
-    request = ms.SubmitActionRequest(match_id=match.match_id, expected_ply=0, actions=[flick])
+    request = ms.SubmitActionRequest(
+        match_id=match.match_id, expected_ply=seat_to_act.ply, actions=[flick]
+    )
     code, details = code_of(lambda: matches.SubmitAction(request, metadata=[(TOKEN, token)]))
-    assert code == grpc.StatusCode.INVALID_ARGUMENT
-    assert "finite" in details
+    assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
+    if seat_to_act.seat_to_act == 0:
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert "finite" in details
 
 
 def test_simultaneous_submissions_apply_one_action_per_ply(
     matches: ms_grpc.MatchServiceStub,
 ) -> None:
-    match = create(matches, pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), [HUMAN, HUMAN])
+    match = create(matches, OTHELLO, [HUMAN, HUMAN])
     black = join(matches, match.match_id, 0)
     join(matches, match.match_id, 1)
     moves = [19, 26, 37, 44]  # d3, c4, f5, e6: all legal for black
@@ -272,13 +389,109 @@ def test_resigning_ends_the_match_for_everyone(matches: ms_grpc.MatchServiceStub
     token = join(matches, match.match_id, 0)
     resigned = matches.Resign(ms.ResignRequest(match_id=match.match_id), metadata=[(TOKEN, token)])
     assert resigned.match.status == ms.MATCH_STATUS_FINISHED
-    assert resigned.match.resigned_seat == 0
+    assert resigned.match.ended.reason == ms.END_REASON_RESIGNATION
+    assert resigned.match.ended.seat == 0
+    assert resigned.match.view.phase == pb.GAME_PHASE_TERMINAL
+    assert resigned.match.HasField("expire_time")  # kept for the retention time
     # The resigning seat loses; the others share the win (returns_for_winners).
     assert list(resigned.match.view.returns) == pytest.approx([-1 / 3, 1 / 9, 1 / 9, 1 / 9])
     events = watch(matches, match.match_id)
     assert events[-1].HasField("ended")
-    assert events[-1].ended.resigned_seat == 0
+    assert events[-1].ended == resigned.match.ended
     code, _ = code_of(
         lambda: matches.Resign(ms.ResignRequest(match_id=match.match_id), metadata=[(TOKEN, token)])
     )
     assert code == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_the_server_draws_the_first_seat_unless_the_config_fixes_it(
+    matches: ms_grpc.MatchServiceStub, rules_stub: rules_grpc.RulesServiceStub
+) -> None:
+    rolit = pb.GameConfig(kind=pb.GAME_KIND_ROLIT)
+    firsts = set()
+    for _ in range(40):
+        match = create(matches, rolit, [HUMAN] * 4)
+        assert match.first_seat_drawn
+        assert match.config.rolit.HasField("first_seat")
+        assert to_act(match.view) == match.config.rolit.first_seat
+        firsts.add(match.config.rolit.first_seat)
+    assert firsts == {0, 1, 2, 3}  # 40 draws miss a seat with probability < 1e-4
+    # The draw is in the record: it replays to the same seat to act.
+    record = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id)).record
+    listed = rules_stub.ListLegalActions(rules.ListLegalActionsRequest(record=record))
+    assert listed.view.seat_to_act == match.config.rolit.first_seat
+    fixed = create(
+        matches,
+        pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=pb.VoltaOptions(first_seat=1)),
+        [HUMAN, HUMAN],
+    )
+    assert not fixed.first_seat_drawn
+    assert to_act(fixed.view) == 1
+    assert not create(matches, OTHELLO, [HUMAN, HUMAN]).first_seat_drawn  # black starts
+
+
+def test_a_submission_spends_the_seats_clock(matches: ms_grpc.MatchServiceStub) -> None:
+    from google.protobuf.duration_pb2 import Duration
+
+    control = ms.TimeControl(base=Duration(seconds=30), increment=Duration(seconds=2))
+    match = create(matches, OTHELLO, [HUMAN, HUMAN], time_control=control)
+    black = join(matches, match.match_id, 0)
+    started = matches.JoinMatch(ms.JoinMatchRequest(match_id=match.match_id, seat=1)).match
+    assert started.HasField("turn_deadline")
+    threading.Event().wait(0.3)
+    request = ms.SubmitActionRequest(
+        match_id=match.match_id, expected_ply=0, actions=[pb.Action(board=pb.BoardMove(square=19))]
+    )
+    after = matches.SubmitAction(request, metadata=[(TOKEN, black)]).match
+    left = after.seats[0].time_left.ToMilliseconds()
+    assert 30_000 - 2_000 < left <= 30_000 - 300 + 2_000  # spent at least 0.3 s, got +2 s
+    assert after.seats[1].time_left.ToMilliseconds() == 30_000
+    assert after.turn_deadline.ToMilliseconds() > started.turn_deadline.ToMilliseconds()
+
+
+def test_a_seat_out_of_time_loses(matches: ms_grpc.MatchServiceStub) -> None:
+    from google.protobuf.duration_pb2 import Duration
+
+    control = ms.TimeControl(base=Duration(seconds=1), increment=Duration(seconds=0))
+    match = create(matches, OTHELLO, [HUMAN, bot("random")], time_control=control)
+    token = join(matches, match.match_id, 0)  # and never moves
+    events = watch(matches, match.match_id)
+    kinds = [e.WhichOneof("event") for e in events]
+    assert kinds[0] == "snapshot"
+    assert "clock" in kinds
+    clock = next(e.clock for e in events if e.HasField("clock"))
+    assert clock.seat == 0
+    assert clock.time_left.ToMilliseconds() == 1000
+    ended = events[-1].ended
+    assert ended.reason == ms.END_REASON_TIMEOUT
+    assert ended.seat == 0
+    assert list(ended.returns) == [-1.0, 1.0]
+    assert events[-1].ended.seat == 0
+    late = ms.SubmitActionRequest(
+        match_id=match.match_id, expected_ply=0, actions=[pb.Action(board=pb.BoardMove(square=19))]
+    )
+    code, details = code_of(lambda: matches.SubmitAction(late, metadata=[(TOKEN, token)]))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "over" in details
+
+
+def test_a_change_replays_nothing(matches: ms_grpc.MatchServiceStub) -> None:
+    """Each live match's state is cached: playing a game never replays it."""
+    from services.metrics import MATCH_REPLAYS
+
+    match = create(matches, OTHELLO, [HUMAN, HUMAN])
+    tokens = [join(matches, match.match_id, 0), join(matches, match.match_id, 1)]
+    before = MATCH_REPLAYS._value.get()
+    rng = random.Random(3)
+    state = engine_core.load_game("othello").new_initial_state()
+    for ply in range(20):  # no pass comes up this early
+        action = rng.choice(state.legal_actions())
+        seat = state.current_player()
+        state.apply_action(action)
+        message = pb.Action(board=pb.BoardMove(square=action))
+        request = ms.SubmitActionRequest(
+            match_id=match.match_id, expected_ply=ply, actions=[message]
+        )
+        matches.SubmitAction(request, metadata=[(TOKEN, tokens[seat])])
+        matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
+    assert MATCH_REPLAYS._value.get() == before

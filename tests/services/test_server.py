@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from services.settings import Settings
+from tests.services.conftest import Served
 
 
 def test_every_service_reports_serving(channel: grpc.Channel) -> None:
@@ -22,20 +29,20 @@ def test_reflection_lists_the_services(channel: grpc.Channel) -> None:
     assert {"meeple.v1.RulesService", "meeple.v1.AIService", "grpc.health.v1.Health"} <= names
 
 
-def test_metrics_count_rpcs_matches_and_thinking(channel: grpc.Channel) -> None:
+def test_metrics_count_rpcs_matches_and_thinking(server: Served) -> None:
     from urllib.request import urlopen
 
     from meeple.v1 import game_pb2 as pb
     from meeple.v1 import match_service_pb2 as ms
     from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
-    matches = ms_grpc.MatchServiceStub(channel)
+    matches = ms_grpc.MatchServiceStub(server.channel)
     bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")
     created = matches.CreateMatch(
         ms.CreateMatchRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), seats=[bot, bot])
     ).match
     list(matches.WatchMatch(ms.WatchMatchRequest(match_id=created.match_id), timeout=60))
-    text = urlopen(channel.metrics_url, timeout=10).read().decode()  # type: ignore[attr-defined]
+    text = urlopen(server.metrics_url, timeout=10).read().decode()
     assert (
         'grpc_server_handled_total{grpc_code="OK",grpc_method="CreateMatch",'
         'grpc_service="meeple.v1.MatchService",grpc_type="unary"}'
@@ -44,36 +51,64 @@ def test_metrics_count_rpcs_matches_and_thinking(channel: grpc.Channel) -> None:
     assert 'meeple_match_finished_total{game="othello",outcome=' in text
     assert 'meeple_match_active{game="othello"}' in text
     assert 'meeple_ai_think_seconds_count{bot="random",game="othello"}' in text
-    assert "meeple_ai_queue_depth" in text
+    assert 'meeple_ai_queue_depth{kind="bot_seat"}' in text
+    assert 'meeple_ai_queue_depth{kind="hint"}' in text
+    assert 'meeple_ai_job_age_seconds_count{kind="bot_seat"}' in text
 
 
-def test_a_client_over_its_rate_limit_is_resource_exhausted() -> None:
-    import asyncio
-    import threading
-
-    import pytest
+def test_a_client_over_its_rate_limit_is_resource_exhausted(serve: Callable[..., Served]) -> None:
+    """The bucket is per client address: a second connection from the same
+    address draws from the same bucket."""
     from meeple.v1 import game_pb2 as pb
     from meeple.v1 import rules_service_pb2 as rules
     from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
-    from services.app import App
-
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    app = App("127.0.0.1:0", services=("rules",), rate_limit=(1.0, 5.0))
-    port = asyncio.run_coroutine_threadsafe(app.start(), loop).result(timeout=30)
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = rules_grpc.RulesServiceStub(channel)
-            request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
-            for _ in range(5):  # the burst
-                stub.NewGame(request)
+    served = serve(Settings(rate_per_second=0.1, rate_burst=5), services=("rules",))
+    request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
+    with grpc.insecure_channel(served.address) as second:
+        first_stub = rules_grpc.RulesServiceStub(served.channel)
+        second_stub = rules_grpc.RulesServiceStub(second)
+        for stub in [first_stub, second_stub, first_stub, second_stub, first_stub]:  # the burst
+            stub.NewGame(request)
+        for stub in [second_stub, first_stub]:
             with pytest.raises(grpc.RpcError) as info:
                 stub.NewGame(request)
             assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            assert "rate limit" in info.value.details()
-    finally:
-        asyncio.run_coroutine_threadsafe(app.stop(grace=0.5), loop).result(timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
+            assert "bursts of 5, then 0.1 a second" in info.value.details()
+
+
+def test_matches_per_minute_and_open_streams_are_capped(serve: Callable[..., Served]) -> None:
+    from meeple.v1 import game_pb2 as pb
+    from meeple.v1 import match_service_pb2 as ms
+    from meeple.v1 import match_service_pb2_grpc as ms_grpc
+
+    served = serve(Settings(matches_per_minute=3, watch_streams=2), workers=1)
+    matches = ms_grpc.MatchServiceStub(served.channel)
+    human = ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)
+    request = ms.CreateMatchRequest(
+        config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), seats=[human, human]
+    )
+    ids = [matches.CreateMatch(request).match.match_id for _ in range(3)]
+    with pytest.raises(grpc.RpcError) as info:
+        matches.CreateMatch(request)
+    assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "matches created per client" in info.value.details()
+    streams = [matches.WatchMatch(ms.WatchMatchRequest(match_id=i)) for i in ids[:2]]
+    for stream in streams:
+        assert next(stream).HasField("snapshot")  # both open
+    with pytest.raises(grpc.RpcError) as info:
+        next(matches.WatchMatch(ms.WatchMatchRequest(match_id=ids[2])))
+    assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "2 open WatchMatch streams" in info.value.details()
+    streams[0].cancel()
+    for _ in range(50):  # the server sees the cancellation within moments
+        try:
+            third = matches.WatchMatch(ms.WatchMatchRequest(match_id=ids[2]))
+            assert next(third).HasField("snapshot")
+            break
+        except grpc.RpcError:
+            time.sleep(0.05)
+    else:
+        raise AssertionError("a closed stream never freed its place")
+    third.cancel()
+    streams[1].cancel()

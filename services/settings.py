@@ -1,0 +1,72 @@
+"""Every knob of a meeple server in one place, with the defaults that
+``meeple up`` runs with. Limits are per client address; times in seconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Calls a second per client across all services: bursts of
+    # ``rate_burst``, refilled at ``rate_per_second``. None turns it off.
+    rate_per_second: float | None = 500.0
+    rate_burst: float = 1000.0
+    # CreateMatch per client: bursts of this many, refilled over a minute.
+    matches_per_minute: int = 300
+    # Open WatchMatch streams per client.
+    watch_streams: int = 64
+    # AIService calls in flight (waiting or thinking) per client.
+    ai_calls_per_client: int = 4
+    # AIService calls waiting for a worker, all clients together; bot
+    # seats' turns go first and are never refused.
+    ai_queue_limit: int = 64
+    # The longest one AI decision may take, whatever its spec asks; a bot
+    # turn over it fails and is retried.
+    ai_max_think_seconds: float = 30.0
+    # Tries of a bot turn before the fallback move plays it (dead letter).
+    bot_attempts: int = 3
+    # A bot job taken by a worker that neither finished nor released it
+    # within this time (a crashed worker) is delivered again.
+    bot_visibility_timeout: float = 60.0
+    # A waiting match expires when not full within this time.
+    waiting_ttl: float = 600.0
+    # A finished match stays readable this long, then is deleted.
+    finished_retention: float = 3600.0
+    # The turn clocks when CreateMatch sets none, and the most it may set.
+    clock_base: float = 300.0
+    clock_increment: float = 5.0
+    clock_base_max: float = 24 * 3600.0
+    clock_increment_max: float = 3600.0
+    # How often a server ends matches whose clock ran out.
+    sweep_interval: float = 1.0
+
+    def __post_init__(self) -> None:
+        positive = {
+            "rate_burst": self.rate_burst,
+            "ai_max_think_seconds": self.ai_max_think_seconds,
+            "bot_visibility_timeout": self.bot_visibility_timeout,
+            "waiting_ttl": self.waiting_ttl,
+            "finished_retention": self.finished_retention,
+            "clock_base": self.clock_base,
+            "sweep_interval": self.sweep_interval,
+        }
+        counts = {
+            "matches_per_minute": self.matches_per_minute,
+            "watch_streams": self.watch_streams,
+            "ai_calls_per_client": self.ai_calls_per_client,
+            "ai_queue_limit": self.ai_queue_limit,
+            "bot_attempts": self.bot_attempts,
+        }
+        for name, value in positive.items():
+            if not value > 0:
+                raise ValueError(f"settings: {name} must be > 0, got {value}")
+        for name, count in counts.items():
+            if count < 1:
+                raise ValueError(f"settings: {name} must be >= 1, got {count}")
+        if self.rate_per_second is not None and not self.rate_per_second > 0:
+            raise ValueError(f"settings: rate_per_second must be > 0, got {self.rate_per_second}")
+        if not 0 <= self.clock_increment <= self.clock_increment_max:
+            raise ValueError("settings: clock_increment must be within 0..clock_increment_max")
+        if self.clock_base > self.clock_base_max:
+            raise ValueError("settings: clock_base must be at most clock_base_max")

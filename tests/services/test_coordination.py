@@ -1,0 +1,245 @@
+"""The coordination store's contract, called directly (not through a
+server): every implementation runs this suite. It pins what the services
+rely on: compare-and-set that refuses a stale version and writes nothing,
+events read by ply, jobs redelivered until acknowledged, exact queue depth,
+expiry, and one winner when changes interleave."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from meeple.v1 import game_pb2 as pb
+from meeple.v1 import match_service_pb2 as ms
+
+from services.coordination import BotJob, Coordination, Event, MatchData, MemoryCoordination
+from services.errors import Aborted
+from services.match_service import logic
+from services.match_service.logic import Matches
+
+StoreFactory = Callable[..., Coordination]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.ms = 5_000_000
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@pytest.fixture(params=["memory"])
+def make_store(request: pytest.FixtureRequest) -> StoreFactory:
+    """``make_store(visibility_timeout=..., clock_ms=...)``: a new, empty store."""
+    assert request.param == "memory"
+    return lambda **options: MemoryCoordination(**options)
+
+
+def record(match_id: str = "m1", **fields: Any) -> MatchData:
+    data = MatchData(
+        match_id=match_id,
+        config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO).SerializeToString(),
+        rules_version=1,
+        seat_kinds=[ms.SEAT_KIND_HUMAN] * 2,
+        bot_specs=["", ""],
+        token_hashes=["", ""],
+    )
+    return dataclasses.replace(data, **fields)
+
+
+def job(match_id: str = "m1", ply: int = 0) -> BotJob:
+    return BotJob(match_id, ply, 1, "random", 0)
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
+
+
+def test_a_stale_compare_and_set_changes_nothing(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = make_store()
+        await store.create(record(), [Event(0, b"created")], None)
+        first = await store.load("m1")
+        assert first is not None
+        first.history.append(b"a")
+        first.version = 1
+        assert await store.compare_and_set(first, 0, [Event(0, b"a")], job(ply=1))
+        stale = record(history=[b"b"], version=1)
+        assert not await store.compare_and_set(stale, 0, [Event(0, b"b")], job(ply=1))
+        stored = await store.load("m1")
+        assert stored is not None
+        assert (stored.history, stored.version) == ([b"a"], 1)
+        batch = await store.read_events("m1", 0)
+        assert [e.payload for e in batch.events] == [b"created", b"a"]
+        assert await store.queue_depth() == 1  # only the winner's job
+
+    run(scenario())
+
+
+def test_loads_are_copies(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = make_store()
+        await store.create(record(), [], None)
+        loaded = await store.load("m1")
+        assert loaded is not None
+        loaded.history.append(b"not stored")
+        again = await store.load("m1")
+        assert again is not None
+        assert again.history == []
+        assert await store.load("nothing") is None
+
+    run(scenario())
+
+
+def test_events_are_read_by_ply_and_waited_for(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = make_store()
+        events = [Event(0, b"joined"), Event(0, b"action 0"), Event(1, b"action 1")]
+        await store.create(record(), events, None)
+        assert [e.payload for e in (await store.read_events("m1", 1)).events] == [b"action 1"]
+        batch = await store.read_events("m1", 0)
+        assert [e.ply for e in batch.events] == [0, 0, 1]
+        assert (await store.wait_events("m1", batch.cursor, 0.05)).events == []
+
+        async def append_later() -> None:
+            await asyncio.sleep(0.05)
+            data = record(version=1, history=[b"x", b"y"])
+            assert await store.compare_and_set(data, 0, [Event(2, b"action 2")], None)
+
+        writer = asyncio.create_task(append_later())
+        waited = await store.wait_events("m1", batch.cursor, 5.0)
+        await writer
+        assert [e.payload for e in waited.events] == [b"action 2"]
+        assert (await store.wait_events("m1", waited.cursor, 0.01)).events == []
+
+    run(scenario())
+
+
+def test_an_unacknowledged_job_comes_back_after_the_visibility_timeout(
+    make_store: StoreFactory,
+) -> None:
+    async def scenario() -> None:
+        store = make_store(visibility_timeout=0.2)
+        await store.create(record(), [], job())
+        first = await store.pull_job(1.0)
+        assert first is not None
+        assert (first.job, first.attempt) == (job(), 1)
+        assert await store.pull_job(0.05) is None  # held by its worker
+        assert await store.queue_depth() == 0
+        again = await store.pull_job(2.0)  # that worker never acknowledged it
+        assert again is not None
+        assert (again.job, again.attempt) == (job(), 2)
+        await store.ack_job(again.receipt)
+        assert await store.pull_job(0.4) is None  # acknowledged: gone for good
+        assert await store.queue_depth() == 0
+
+    run(scenario())
+
+
+def test_retried_and_dead_lettered_jobs(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = make_store()
+        await store.create(record(), [], job())
+        first = await store.pull_job(1.0)
+        assert first is not None
+        await store.retry_job(first.receipt, 0.2)
+        assert await store.queue_depth() == 1  # waiting out its delay
+        assert await store.pull_job(0.05) is None
+        second = await store.pull_job(2.0)
+        assert second is not None
+        assert second.attempt == 2
+        await store.dead_letter(second.receipt, "it kept failing")
+        letters = await store.dead_letters()
+        assert [(d.job, d.reason) for d in letters] == [(job(), "it kept failing")]
+        assert await store.queue_depth() == 0
+        assert await store.pull_job(0.3) is None
+
+    run(scenario())
+
+
+def test_queue_depth_is_exact(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = make_store()
+        for index in range(5):
+            await store.create(record(f"m{index}"), [], job(f"m{index}"))
+        assert await store.queue_depth() == 5
+        pulled = [await store.pull_job(1.0) for _ in range(2)]
+        assert await store.queue_depth() == 3
+        for delivery in pulled:
+            assert delivery is not None
+            await store.ack_job(delivery.receipt)
+        assert await store.queue_depth() == 3
+
+    run(scenario())
+
+
+def test_records_expire_and_deadlines_come_due(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        clock = Clock()
+        store = make_store(clock_ms=clock)
+        await store.create(record("gone", expires_ms=clock.ms + 1000), [Event(0, b"e")], None)
+        await store.create(record("due", deadline_ms=clock.ms + 500), [], None)
+        await store.create(record("later", deadline_ms=clock.ms + 5000), [], None)
+        assert await store.match_count() == 3
+        assert await store.due_matches(clock.ms, 10) == []
+        clock.ms += 1000
+        assert await store.load("gone") is None
+        assert (await store.read_events("gone", 0)).events == []
+        assert await store.match_count() == 2
+        assert await store.due_matches(clock.ms, 10) == ["due"]
+
+    run(scenario())
+
+
+class Interleaving:
+    """A store that yields to other tasks between a load and the
+    compare-and-set that follows it, as a remote store does."""
+
+    def __init__(self, store: Coordination) -> None:
+        self.store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def load(self, match_id: str) -> MatchData | None:
+        data = await self.store.load(match_id)
+        await asyncio.sleep(0.001)
+        return data
+
+
+def test_interleaved_submissions_apply_once(make_store: StoreFactory) -> None:
+    """Eight submissions of the same ply, each loading before any stores:
+    exactly one applies, the rest are ABORTED, and the record holds one action."""
+
+    async def scenario() -> tuple[int, int, MatchData]:
+        m = Matches(Interleaving(make_store()))  # type: ignore[arg-type]
+        request = ms.CreateMatchRequest(
+            config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
+            seats=[ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * 2,
+        )
+        match_id = (await logic.create_match(m, request)).match.match_id
+        joined = ms.JoinMatchRequest(match_id=match_id)
+        black = (await logic.join_match(m, joined, None)).seat_token
+        await logic.join_match(m, joined, None)
+        squares = [19, 26, 37, 44] * 2  # d3, c4, f5, e6
+
+        async def submit(square: int) -> bool:
+            action = pb.Action(board=pb.BoardMove(square=square))
+            try:
+                await logic.submit_action(m, match_id, None, black, 0, [action])
+            except Aborted:
+                return False
+            return True
+
+        outcomes = await asyncio.gather(*(submit(square) for square in squares))
+        data = await m.coordination.load(match_id)
+        assert data is not None
+        return outcomes.count(True), outcomes.count(False), data
+
+    won, aborted, data = run(scenario())
+    assert (won, aborted) == (1, 7)
+    assert len(data.history) == 1
+    assert data.version == 3  # two joins and one action
