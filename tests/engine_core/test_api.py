@@ -58,6 +58,34 @@ def test_every_game_declares_what_it_is(name: str) -> None:
     assert declared.min_players <= game.num_players() <= declared.max_players
     assert declared.rules_version >= 1
     state = game.new_initial_state()
+    assert isinstance(state, engine_core.State)
+    assert state.game is game
     continuous = declared.actions is engine_core.ActionKind.CONTINUOUS
-    assert hasattr(state, "sample_actions") == continuous
-    assert hasattr(state, "random_playouts") == declared.batch_playouts
+    # What each flag promises, and nothing a flag does not declare.
+    promises = {
+        "sample_actions": continuous,
+        "action_space": continuous,
+        "zobrist_hash": declared.position_hash,
+        "with_turn": declared.turn_override,
+        "random_playouts": declared.batch_playouts,
+    }
+    assert {method: hasattr(state, method) for method in promises} == promises
+
+
+@pytest.mark.parametrize("name", engine_core.registered_games())
+def test_states_narrow_to_what_their_game_declares(name: str) -> None:
+    game = engine_core.load_game(name)
+    state = game.new_initial_state()
+    declared = game.game_type
+    narrowings = [
+        (engine_core.as_continuous, declared.actions is engine_core.ActionKind.CONTINUOUS),
+        (engine_core.as_hashed, declared.position_hash),
+        (engine_core.as_turn_override, declared.turn_override),
+        (engine_core.as_batch_playouts, declared.batch_playouts),
+    ]
+    for narrow, flag in narrowings:
+        if flag:
+            assert narrow(state) is state
+        else:
+            with pytest.raises(ValueError, match=f"{name} does not declare"):
+                narrow(state)
