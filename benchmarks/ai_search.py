@@ -9,7 +9,8 @@ reference: a spinning, sliding steed brought to rest.
 The searches are the real ``ai`` ones; only the State underneath differs, so
 the ratio is what the compiled core buys the AI. Alpha-beta here evaluates by
 ball count (both states offer ``scores()``), to time the search, not the
-evaluation; MCTS uses random rollouts, and also the C batch playouts.
+evaluation; MCTS uses random rollouts, and also each core's C batch playouts
+(``random_playouts``, one per leaf).
 
 Usage: python benchmarks/ai_search.py [--seconds 1.0] [--rounds 3]
 """
@@ -211,6 +212,9 @@ def main() -> None:
         "volleyball MCTS sims/s, reference": lambda: mcts_rate(
             volleyball_reference, False, args.seconds
         ),
+        "volleyball MCTS sims/s, C batch playouts": lambda: mcts_rate(
+            volleyball_compiled, True, args.seconds
+        ),
         "volta planner flick simulations/s": lambda: planner_simulations(args.seconds),
         "volta lone slides to rest/s, compiled": lambda: slides_compiled(args.seconds),
         "volta lone slides to rest/s, reference": lambda: slides_reference(args.seconds),
@@ -234,6 +238,7 @@ def main() -> None:
         ("MCTS sims/s, C batch playouts", mcts_base),
         ("alpha-beta nodes/s, compiled", ab_base),
         ("volleyball MCTS sims/s, compiled", volleyball_base),
+        ("volleyball MCTS sims/s, C batch playouts", volleyball_base),
         (
             "volta lone slides to rest/s, compiled",
             medians["volta lone slides to rest/s, reference"],

@@ -159,7 +159,7 @@ def check_playout_arguments(n: object, seed: object) -> None:
     from 0 to MAX_PLAYOUTS, ``seed`` an int (not a bool); TypeError for a
     wrong type, ValueError for a count out of range."""
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"random_playouts: n is a number of playouts (an int), got {n!r}")
+        raise TypeError(f"random_playouts: n must be an int (the number of playouts), got {n!r}")
     if not 0 <= n <= MAX_PLAYOUTS:
         raise ValueError(f"random_playouts: n must be within 0..{MAX_PLAYOUTS:_}, got {n}")
     if isinstance(seed, bool) or not isinstance(seed, int):
