@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import random
 import statistics
 import time
@@ -37,8 +38,34 @@ from engine_core.volta import DEFAULT_PHYSICS, World
 from engine_core.volta import reference as volta_reference
 
 
+class ReferenceGame:
+    """The Game a reference adapter's states belong to: the real game's name,
+    players and GameType, less what the plain-Python references do not offer
+    (Zobrist hashes, turn override, batch playouts), so the searches read the
+    declarations and never call what is not there."""
+
+    def __init__(self, name: str) -> None:
+        self.real = engine_core.load_game(name)
+        self.name = self.real.name
+        self.game_type = dataclasses.replace(
+            self.real.game_type, position_hash=False, turn_override=False, batch_playouts=False
+        )
+
+    def num_players(self) -> int:
+        return self.real.num_players()
+
+    def options(self) -> dict[str, Any]:
+        return self.real.options()
+
+
+OTHELLO_REFERENCE = ReferenceGame("othello")
+VOLLEYBALL_REFERENCE = ReferenceGame("volleyball")
+
+
 class ReferenceState:
     """The plain-Python reference behind the Game API methods the search uses."""
+
+    game = OTHELLO_REFERENCE
 
     def __init__(self, ref: ReferenceFlipGame, history: list[int]) -> None:
         self.ref = ref
@@ -88,6 +115,8 @@ class ReferenceState:
 
 class VolleyballReferenceState(VolleyballReference):
     """The volleyball reference with the copies a search needs."""
+
+    game = VOLLEYBALL_REFERENCE
 
     def clone(self) -> VolleyballReferenceState:
         return copy.deepcopy(self)
