@@ -20,6 +20,7 @@ import pytest
 import engine_core
 from ai import LEVEL_NAMES, BotSpec, level_spec, make_bot
 from ai.bot import Bot
+from ai.capabilities import NEEDS
 from engine_core import ActionKind, Game
 
 GAMES: dict[str, tuple[str, dict[str, object]]] = {
@@ -113,7 +114,9 @@ def test_every_algorithm_plays_every_game_or_says_what_is_missing(
     assert play_whole_game(game, make_bot(game, spec, seed=1), seed=2) >= 1
 
 
-def test_the_refusals_name_real_pairs() -> None:
+def test_the_matrix_covers_every_game_and_algorithm() -> None:
+    assert {name for name, _ in GAMES.values()} == set(engine_core.registered_games())
+    assert {BotSpec.parse(spec).algorithm for spec in SPECS.values()} == set(NEEDS)
     assert {game for game, _ in REFUSED} <= set(GAMES)
     assert {spec for _, spec in REFUSED} <= set(SPECS)
 
