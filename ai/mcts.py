@@ -27,6 +27,9 @@ from ai.budget import check_budget
 from engine_core import ActionKind, ContinuousState, State, as_batch_playouts, as_continuous
 
 Action = Any
+# Read once: an enum member read through its class costs more than a rollout
+# step's bookkeeping.
+CONTINUOUS = ActionKind.CONTINUOUS
 
 
 class Evaluator(Protocol):
@@ -99,10 +102,11 @@ class RandomRolloutEvaluator:
 
     def evaluate(self, state: State) -> list[float]:
         total: list[float] | None = None
+        continuous = continuous_actions(state)
         for _ in range(self.rollouts):
             rollout = state.clone()
             while not rollout.is_terminal():
-                rollout.apply_action(random_action(rollout, self.rng))
+                rollout.apply_action(draw_action(rollout, self.rng, continuous))
             returns = rollout.returns()
             total = (
                 returns if total is None else [t + r for t, r in zip(total, returns, strict=True)]
@@ -136,10 +140,21 @@ def random_action(state: State, rng: random.Random) -> Action:
     """A uniformly random legal action (sampled from the action space in a
     game with continuous actions), or a chance outcome drawn by its
     probability at a chance node."""
+    return draw_action(state, rng, continuous_actions(state))
+
+
+def continuous_actions(state: State) -> bool:
+    """Whether ``state``'s game declares continuous actions."""
+    return state.game.game_type.actions is CONTINUOUS
+
+
+def draw_action(state: State, rng: random.Random, continuous: bool) -> Action:
+    """``random_action`` for a caller that has read ``continuous`` once (a
+    rollout reads it once for all its steps)."""
     if state.is_chance_node():
         outcomes, weights = zip(*state.chance_outcomes(), strict=True)
         return rng.choices(outcomes, weights)[0]
-    if state.game.game_type.actions is ActionKind.CONTINUOUS:
+    if continuous:
         return cast(ContinuousState, state).sample_actions(1, rng)[0]
     return rng.choice(state.legal_actions())
 
@@ -186,7 +201,7 @@ class MCTSBot:
     def search(self, state: State) -> SearchNode:
         """Runs the budget from ``state`` and returns the root."""
         root = SearchNode(None, state.current_player(), 1.0)
-        self._continuous = state.game.game_type.actions is ActionKind.CONTINUOUS
+        self._continuous = continuous_actions(state)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while True:
