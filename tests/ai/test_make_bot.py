@@ -3,6 +3,9 @@ without options, unknown names listed; and the package's public names."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
 
 import ai
@@ -95,3 +98,24 @@ def test_alphabeta_refuses_a_chance_node_it_is_handed() -> None:
     bot = AlphaBetaBot(2, lambda s: [0.0, 0.0], depth=2)
     with pytest.raises(ValueError, match="cannot search chance nodes"):
         bot.choose(state)
+
+
+class Pushpin:
+    """A continuous-action game unknown to ai: only what make_bot reads."""
+
+    name = "pushpin"
+    game_type = dataclasses.replace(VOLTA.game_type, name="pushpin")
+
+    def num_players(self) -> int:
+        return 2
+
+    def options(self) -> dict[str, object]:
+        return {}
+
+
+def test_the_planner_needs_a_model_of_the_game_as_well_as_continuous_actions() -> None:
+    no_model = "planner needs a model of the game's actions; ai.knowledge has one for volta"
+    with pytest.raises(ValueError, match=re.escape(f"{no_model}, not for pushpin")):
+        make_bot(Pushpin(), "planner")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=re.escape("alphabeta needs discrete actions; pushpin's")):
+        make_bot(Pushpin(), "alphabeta")  # type: ignore[arg-type]
