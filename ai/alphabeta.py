@@ -9,12 +9,14 @@ layer:
   seat's value (Sturtevant & Korf 2000);
 - ``brs``: Best-Reply Search (Schadd & Winands, IEEE TCIAIG 2011): layers
   alternate between the root seat and *one* opponent, the one whose best reply
-  hurts most, while the others wait. The state must offer ``with_turn(seat)``.
+  hurts most, while the others wait. The game must declare ``turn_override``
+  (states with ``with_turn(seat)``).
 
-Values come from an evaluation function ``evaluate(state) -> list[float]`` per
-seat (``returns()`` at terminal states). The transposition table is keyed by
-``state.zobrist_hash()`` when the state offers it (else by its history, which
-finds no transpositions but stays correct).
+All three search games without chance, with discrete actions. Values come
+from an evaluation function ``evaluate(state) -> list[float]`` per seat
+(``returns()`` at terminal states). The transposition table is keyed by
+``state.zobrist_hash()`` when the game declares ``position_hash`` (else by the
+history, which finds no transpositions but stays correct).
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ai.budget import check_budget
-from engine_core import State
+from engine_core import HashedState, State, TurnOverrideState, as_turn_override
 
 Action = Any
 Evaluate = Callable[[State], Sequence[float]]
@@ -39,9 +41,20 @@ class SearchTimeout(Exception):
     """The wall-clock budget ran out inside an iteration."""
 
 
-def position_key(state: State) -> Any:
-    zobrist = getattr(state, "zobrist_hash", None)
-    return zobrist() if zobrist is not None else tuple(state.history())
+def zobrist_key(state: State) -> Any:
+    """The key of a state whose game declares ``position_hash``."""
+    return cast(HashedState, state).zobrist_hash()
+
+
+def history_key(state: State) -> Any:
+    """The key of any state: equal only for the same line of play."""
+    return tuple(state.history())
+
+
+def with_turn(state: State, seat: int) -> State:
+    """``state`` with ``seat`` to move, for a game that declares
+    ``turn_override`` (``choose`` checks that once per search)."""
+    return cast(TurnOverrideState, state).with_turn(seat)
 
 
 class AlphaBetaBot:
@@ -80,12 +93,17 @@ class AlphaBetaBot:
         self._deadline = math.inf
         self._root_seat = 0
         self._cut = False
+        self._key: Callable[[State], Any] = history_key
 
     def choose(self, state: State) -> Action:
         if state.is_terminal():
             raise ValueError("the game is over: there is no action to choose")
-        if self.variant == "brs" and not hasattr(state, "with_turn"):
-            raise ValueError("Best-Reply Search needs states with with_turn(seat)")
+        if state.is_chance_node():
+            raise ValueError(f"{self.variant} cannot search chance nodes: use expectimax or MCTS")
+        declared = state.game.game_type
+        if self.variant == "brs":
+            as_turn_override(state)  # a ValueError unless the game declares it
+        self._key = zobrist_key if declared.position_hash else history_key
         self._root_seat = state.current_player()
         self._deadline = (
             math.inf if self.time_limit is None else time.perf_counter() + self.time_limit
@@ -134,7 +152,7 @@ class AlphaBetaBot:
             return float(self.evaluate(state)[self._root_seat])
         if state.is_chance_node():
             raise ValueError("alpha-beta cannot search chance nodes: use expectimax or MCTS")
-        key = (position_key(state), self._root_seat, maximizing)
+        key = (self._key(state), self._root_seat, maximizing)
         entry = self.table.get(key)
         hint = None
         if entry is not None:
@@ -188,19 +206,19 @@ class AlphaBetaBot:
         if self.variant == "brs":
             if maximizing:
                 if state.current_player() != self._root_seat:
-                    state = state.with_turn(self._root_seat)  # type: ignore[attr-defined]
+                    state = with_turn(state, self._root_seat)
                 for action in self._ordered(state, first):
                     yield action, state.child(action)
                 return
             for seat in range(self.num_players):
                 if seat == self._root_seat:
                     continue
-                mover = state.with_turn(seat)  # type: ignore[attr-defined]
+                mover = with_turn(state, seat)
                 hint = first[1] if isinstance(first, tuple) and first[0] == seat else None
                 for action in self._ordered(mover, hint):
                     child = mover.child(action)
                     if not child.is_terminal():
-                        child = child.with_turn(self._root_seat)
+                        child = with_turn(child, self._root_seat)
                     yield (seat, action), child
             return
         for action in self._ordered(state, first):

@@ -9,8 +9,8 @@ What it adds for meeple's games:
 - n-player max^n backup: every node keeps the summed returns of all seats, and
   a node's children are ranked by the value for the seat that chooses there;
 - chance nodes are sampled from ``chance_outcomes()`` (and kept in the tree);
-- progressive widening for continuous action spaces (Volta): a node grows a new
-  child from ``sample_actions`` only while it has fewer than
+- progressive widening for games that declare continuous actions (Volta): a
+  node grows a new child from ``sample_actions`` only while it has fewer than
   ``widening_constant * visits ** widening_exponent`` children;
 - a budget in iterations or wall-clock seconds, whichever ends first.
 """
@@ -21,12 +21,15 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ai.budget import check_budget
-from engine_core import State
+from engine_core import ActionKind, ContinuousState, State, as_batch_playouts, as_continuous
 
 Action = Any
+# Read once: an enum member read through its class costs more than a rollout
+# step's bookkeeping.
+CONTINUOUS = ActionKind.CONTINUOUS
 
 
 class Evaluator(Protocol):
@@ -99,10 +102,11 @@ class RandomRolloutEvaluator:
 
     def evaluate(self, state: State) -> list[float]:
         total: list[float] | None = None
+        continuous = continuous_actions(state)
         for _ in range(self.rollouts):
             rollout = state.clone()
             while not rollout.is_terminal():
-                rollout.apply_action(random_action(rollout, self.rng))
+                rollout.apply_action(draw_action(rollout, self.rng, continuous))
             returns = rollout.returns()
             total = (
                 returns if total is None else [t + r for t, r in zip(total, returns, strict=True)]
@@ -115,8 +119,8 @@ class RandomRolloutEvaluator:
 
 
 class BatchPlayoutEvaluator:
-    """Values a state by playouts run in C (states with ``random_playouts``,
-    such as the Rolit/Othello flip core)."""
+    """Values a state by playouts run in C: for games that declare batch
+    playouts (``random_playouts``: Rolit, Othello, Volleyball)."""
 
     def __init__(self, rng: random.Random, playouts: int = 8) -> None:
         if playouts < 1:
@@ -125,7 +129,7 @@ class BatchPlayoutEvaluator:
         self.playouts = playouts
 
     def evaluate(self, state: State) -> list[float]:
-        results = state.random_playouts(self.playouts, self.rng.getrandbits(64))  # type: ignore[attr-defined]
+        results = as_batch_playouts(state).random_playouts(self.playouts, self.rng.getrandbits(64))
         return [sum(column) / len(results) for column in zip(*results, strict=True)]
 
     def prior(self, state: State) -> list[tuple[Action, float]]:
@@ -133,14 +137,25 @@ class BatchPlayoutEvaluator:
 
 
 def random_action(state: State, rng: random.Random) -> Action:
-    """A uniformly random legal action, or a chance outcome drawn by its
+    """A uniformly random legal action (sampled from the action space in a
+    game with continuous actions), or a chance outcome drawn by its
     probability at a chance node."""
+    return draw_action(state, rng, continuous_actions(state))
+
+
+def continuous_actions(state: State) -> bool:
+    """Whether ``state``'s game declares continuous actions."""
+    return state.game.game_type.actions is CONTINUOUS
+
+
+def draw_action(state: State, rng: random.Random, continuous: bool) -> Action:
+    """``random_action`` for a caller that has read ``continuous`` once (a
+    rollout reads it once for all its steps)."""
     if state.is_chance_node():
         outcomes, weights = zip(*state.chance_outcomes(), strict=True)
         return rng.choices(outcomes, weights)[0]
-    sampler = getattr(state, "sample_actions", None)
-    if sampler is not None:
-        return sampler(1, rng)[0]
+    if continuous:
+        return cast(ContinuousState, state).sample_actions(1, rng)[0]
     return rng.choice(state.legal_actions())
 
 
@@ -176,6 +191,7 @@ class MCTSBot:
         self.selection = selection
         self.widening_constant = widening_constant
         self.widening_exponent = widening_exponent
+        self._continuous = False
 
     def choose(self, state: State) -> Action:
         if state.is_terminal():
@@ -185,6 +201,7 @@ class MCTSBot:
     def search(self, state: State) -> SearchNode:
         """Runs the budget from ``state`` and returns the root."""
         root = SearchNode(None, state.current_player(), 1.0)
+        self._continuous = continuous_actions(state)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while True:
@@ -222,11 +239,12 @@ class MCTSBot:
         """Expands ``node`` if it is new (or, for a continuous action space,
         widens it while its visits allow), then selects a child."""
         player = working.current_player()
-        sampler = getattr(working, "sample_actions", None)
-        if sampler is not None:
+        if self._continuous:
             limit = math.ceil(self.widening_constant * (node.visits + 1) ** self.widening_exponent)
             if len(node.children) < limit:
-                child = SearchNode(sampler(1, self.rng)[0], player, 1.0)
+                child = SearchNode(
+                    as_continuous(working).sample_actions(1, self.rng)[0], player, 1.0
+                )
                 node.children.append(child)
                 return child
         elif not node.children:

@@ -16,6 +16,7 @@ import itertools
 import random
 from functools import cache
 
+from ai.evaluation import for_states
 from ai.evaluation import volleyball as evaluation
 from ai.expectimax import ExpectimaxBot
 from engine_core import State
@@ -88,7 +89,8 @@ class VolleyballBot:
 
     def __init__(self, rng: random.Random, depth: int = 2) -> None:
         self.rng = rng
-        self.search = ExpectimaxBot(2, evaluation.evaluate, rng, depth=depth)  # type: ignore[arg-type]
+        evaluate = for_states(VolleyballState, evaluation.evaluate)
+        self.search = ExpectimaxBot(2, evaluate, rng, depth=depth)
         # The formation being placed, kept across its six place actions.
         self._target: Bitboard = 0
 

@@ -9,7 +9,8 @@ reference: a spinning, sliding steed brought to rest.
 The searches are the real ``ai`` ones; only the State underneath differs, so
 the ratio is what the compiled core buys the AI. Alpha-beta here evaluates by
 ball count (both states offer ``scores()``), to time the search, not the
-evaluation; MCTS uses random rollouts, and also the C batch playouts.
+evaluation; MCTS uses random rollouts, and also each core's C batch playouts
+(``random_playouts``, one per leaf).
 
 Usage: python benchmarks/ai_search.py [--seconds 1.0] [--rounds 3]
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import random
 import statistics
 import time
@@ -36,8 +38,34 @@ from engine_core.volta import DEFAULT_PHYSICS, World
 from engine_core.volta import reference as volta_reference
 
 
+class ReferenceGame:
+    """The Game a reference adapter's states belong to: the real game's name,
+    players and GameType, less what the plain-Python references do not offer
+    (Zobrist hashes, turn override, batch playouts), so the searches read the
+    declarations and never call what is not there."""
+
+    def __init__(self, name: str) -> None:
+        self.real = engine_core.load_game(name)
+        self.name = self.real.name
+        self.game_type = dataclasses.replace(
+            self.real.game_type, position_hash=False, turn_override=False, batch_playouts=False
+        )
+
+    def num_players(self) -> int:
+        return self.real.num_players()
+
+    def options(self) -> dict[str, Any]:
+        return self.real.options()
+
+
+OTHELLO_REFERENCE = ReferenceGame("othello")
+VOLLEYBALL_REFERENCE = ReferenceGame("volleyball")
+
+
 class ReferenceState:
     """The plain-Python reference behind the Game API methods the search uses."""
+
+    game = OTHELLO_REFERENCE
 
     def __init__(self, ref: ReferenceFlipGame, history: list[int]) -> None:
         self.ref = ref
@@ -87,6 +115,8 @@ class ReferenceState:
 
 class VolleyballReferenceState(VolleyballReference):
     """The volleyball reference with the copies a search needs."""
+
+    game = VOLLEYBALL_REFERENCE
 
     def clone(self) -> VolleyballReferenceState:
         return copy.deepcopy(self)
@@ -211,6 +241,9 @@ def main() -> None:
         "volleyball MCTS sims/s, reference": lambda: mcts_rate(
             volleyball_reference, False, args.seconds
         ),
+        "volleyball MCTS sims/s, C batch playouts": lambda: mcts_rate(
+            volleyball_compiled, True, args.seconds
+        ),
         "volta planner flick simulations/s": lambda: planner_simulations(args.seconds),
         "volta lone slides to rest/s, compiled": lambda: slides_compiled(args.seconds),
         "volta lone slides to rest/s, reference": lambda: slides_reference(args.seconds),
@@ -234,6 +267,7 @@ def main() -> None:
         ("MCTS sims/s, C batch playouts", mcts_base),
         ("alpha-beta nodes/s, compiled", ab_base),
         ("volleyball MCTS sims/s, compiled", volleyball_base),
+        ("volleyball MCTS sims/s, C batch playouts", volleyball_base),
         (
             "volta lone slides to rest/s, compiled",
             medians["volta lone slides to rest/s, reference"],

@@ -15,7 +15,7 @@ from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from engine_core.api import TERMINAL, IllegalAction, MalformedAction
+from engine_core.api import TERMINAL, IllegalAction, MalformedAction, check_playout_arguments
 
 ctypedef uint64_t Bitboard
 
@@ -430,22 +430,23 @@ cdef class FlipCore:
         """The balls of each of the four colours as bitboards (ints)."""
         return tuple(self._pos.balls[c] for c in range(MAX_COLOURS))
 
-    def random_playouts(self, int n, seed):
+    def random_playouts(self, n, seed):
         """Plays ``n`` uniformly random games from here to the end in C and
-        returns each one's returns (a tuple per playout, one float per seat).
-        The same ``seed`` (any int) gives the same playouts."""
-        if n < 0:
-            raise ValueError(f"the number of playouts must be >= 0, got {n}")
+        returns each one's returns (a tuple per playout, one float per seat),
+        the shape of ``engine_core.api.BatchPlayoutState``. The same ``seed``
+        (any int, taken mod 2**64) gives the same playouts."""
+        check_playout_arguments(n, seed)
+        cdef int count = n
         cdef uint64_t rng_seed = seed & 0xFFFFFFFFFFFFFFFF
         cdef int seats = self._rules.num_seats
-        cdef double* out = <double*>malloc(max(n, 1) * seats * sizeof(double))
+        cdef double* out = <double*>malloc(<size_t>max(count, 1) * seats * sizeof(double))
         cdef int i, seat
         if out == NULL:
             raise MemoryError()
         try:
             with nogil:
-                run_playouts(&self._rules, &self._pos, n, rng_seed, out)
-            return [tuple([out[i * seats + seat] for seat in range(seats)]) for i in range(n)]
+                run_playouts(&self._rules, &self._pos, count, rng_seed, out)
+            return [tuple([out[i * seats + seat] for seat in range(seats)]) for i in range(count)]
         finally:
             free(out)
 

@@ -23,6 +23,8 @@ class OthelloGame(FlipGame):
         max_players=2,
         chance=False,
         actions=ActionKind.DISCRETE,
+        position_hash=True,
+        turn_override=True,
         batch_playouts=True,
         rules_version=1,
     )

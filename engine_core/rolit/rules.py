@@ -37,6 +37,8 @@ class RolitGame(FlipGame):
         max_players=4,
         chance=False,
         actions=ActionKind.DISCRETE,
+        position_hash=True,
+        turn_override=True,
         batch_playouts=True,
         rules_version=1,
     )

@@ -7,7 +7,9 @@ intercept search is in ``_analysis.pyx``.
 
 from libc.stdint cimport uint64_t
 
-from engine_core.api import CHANCE, TERMINAL, IllegalAction
+from engine_core.api import (
+    CHANCE, TERMINAL, IllegalAction, check_playout_arguments, returns_for_winners,
+)
 from engine_core.volleyball.actions import check_action
 
 from engine_core.volleyball._board cimport *
@@ -24,6 +26,8 @@ cdef enum:
     PHASE_OVER = 6
 
 PHASE_NAMES = ("place", "serve", "hit", "roll", "hitter step", "receive", "over")
+# A finished game's returns by its winner (tuples, shared by every playout).
+WINNER_RETURNS = tuple(tuple(returns_for_winners([seat], 2)) for seat in range(2))
 ENCODING = {
     "NUM_SQUARES": NUM_SQUARES, "PLACE_BASE": PLACE_BASE, "SERVE_BASE": SERVE_BASE,
     "STEP_BASE": STEP_BASE, "END": END_ACTION, "LAND_BASE": LAND_BASE, "ROLL": ROLL_ACTION,
@@ -227,16 +231,13 @@ cdef void play(const Rules* r, Position* p, int action) noexcept nogil:
             p.movers = t.movers
 
 
-cdef int random_game(const Rules* r, Position* p) noexcept nogil:
-    """Plays uniformly random actions (dice by their odds) to the end; returns
-    the number of actions played."""
+cdef void random_game(const Rules* r, Position* p) noexcept nogil:
+    """Plays uniformly random actions (dice by their odds) to the end."""
     cdef int legal[MAX_LEGAL]
-    cdef int n, count = 0
+    cdef int n
     while p.phase != PHASE_OVER:
         n = legal_list(r, p, legal)
         play(r, p, legal[random_below(&p.rng, n)])
-        count += 1
-    return count
 
 
 # --- the State's fast half -------------------------------------------------
@@ -416,21 +417,24 @@ cdef class VolleyCore:
         """A dice outcome drawn from the state's own seeded stream (which clones copy)."""
         return DICE_BASE + random_below(&self._pos.rng, 36)
 
-    def random_playouts(self, int n, seed):
-        """Plays ``n`` uniformly random games from here to the end in C; returns
-        each game's (winner, number of actions). Same seed, same games."""
-        if n < 0:
-            raise ValueError(f"the number of playouts must be >= 0, got {n}")
+    def random_playouts(self, n, seed):
+        """Plays ``n`` uniformly random games (dice by their odds) from here to
+        the end in C and returns each game's returns, a tuple per playout, one
+        float per seat (+1 for the winner, -1 for the other): the shape of
+        ``engine_core.api.BatchPlayoutState``. The same ``seed`` (any int,
+        taken mod 2**64) gives the same games."""
+        check_playout_arguments(n, seed)
+        cdef int count = n
         cdef Position p
         cdef uint64_t rng = seed & 0xFFFFFFFFFFFFFFFF
-        cdef int i, length
+        cdef int i
         out = []
-        for i in range(n):
+        for i in range(count):
             p = self._pos
             p.rng = splitmix64(&rng)
             with nogil:
-                length = random_game(&self._rules, &p)
-            out.append((0 if p.scores[0] > p.scores[1] else 1, length))
+                random_game(&self._rules, &p)
+            out.append(WINNER_RETURNS[0 if p.scores[0] > p.scores[1] else 1])
         return out
 
 

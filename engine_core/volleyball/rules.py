@@ -51,6 +51,8 @@ class VolleyballGame:
         max_players=2,
         chance=True,
         actions=ActionKind.DISCRETE,
+        position_hash=False,
+        turn_override=False,
         batch_playouts=True,
         rules_version=1,
     )

@@ -52,6 +52,8 @@ class VoltaGame:
         max_players=2,
         chance=False,
         actions=ActionKind.CONTINUOUS,
+        position_hash=False,
+        turn_override=False,
         batch_playouts=False,
         rules_version=1,
     )
@@ -308,4 +310,4 @@ def _restore(
     return state
 
 
-register_game("volta", VoltaGame)
+register_game("volta", VoltaGame)  # type: ignore[arg-type]  # until scores() is a method

@@ -91,7 +91,7 @@ def test_easier_levels_shake_more() -> None:
 
 
 def test_the_planner_refuses_other_games_and_bad_options() -> None:
-    with pytest.raises(ValueError, match="plans Volta flicks"):
+    with pytest.raises(ValueError, match="planner needs continuous actions; othello"):
         make_bot(engine_core.load_game("othello"), "planner")
     with pytest.raises(ValueError, match="elites"):
         VoltaPlanner(random.Random(0), samples=4, elites=8)

@@ -64,11 +64,3 @@ def test_playouts_from_a_terminal_state_return_its_returns() -> None:
     state = late_position("rolit", 9, empties=0, players=2)
     assert state.is_terminal()
     assert state.random_playouts(3, seed=0) == [tuple(state.returns())] * 3
-
-
-def test_playout_count_is_checked() -> None:
-    state = engine_core.load_game("othello").new_initial_state()
-    assert isinstance(state, FlipState)
-    assert state.random_playouts(0, seed=0) == []
-    with pytest.raises(ValueError, match=">= 0"):
-        state.random_playouts(-1, seed=0)

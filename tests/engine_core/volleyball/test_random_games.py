@@ -109,10 +109,40 @@ def test_compiled_random_playouts_end_and_repeat(big_leagues: bool, underdog_boo
     games = state.random_playouts(50, seed=11)
     assert games == state.random_playouts(50, seed=11)
     assert games != state.random_playouts(50, seed=12)
-    assert {winner for winner, _ in games} == {0, 1}
-    # A game has at least 4 points of 12 placements, a serve, dice and an end.
-    assert all(length >= 4 * 15 for _, length in games)
+    # Each playout's returns, as returns() gives them at the end: both seats win some.
+    assert set(games) == {(1.0, -1.0), (-1.0, 1.0)}
     assert state.history() == []
+
+
+def test_compiled_random_playouts_follow_random_play_through_the_state_api() -> None:
+    """From 3-1 (seat 0 ahead, but seat 1 to serve), the C playouts' share of
+    seat 0 wins matches uniformly random games played through the Game API
+    (within 5 standard deviations); a seat swap in the returns would not."""
+    rng = random.Random(11)
+    state = _new(False, False, 0)
+    while state.scores() != [3, 1] or state.phase() != "place":
+        state.apply_action(rng.choice(state.legal_actions()))
+    compiled = state.random_playouts(20_000, seed=5)
+    share_c = sum(r == (1.0, -1.0) for r in compiled) / len(compiled)
+    n = 4_000
+    wins = 0
+    for _ in range(n):
+        game = state.clone()
+        while not game.is_terminal():
+            game.apply_action(rng.choice(game.legal_actions()))
+        wins += game.returns() == [1.0, -1.0]
+    share_api = wins / n
+    sigma = math.sqrt(share_api * (1 - share_api) * (1 / n + 1 / len(compiled)))
+    assert abs(share_c - share_api) <= 5 * sigma
+    assert share_api < 0.4  # the position is lopsided, so a seat swap shows
+
+
+def test_compiled_random_playouts_from_the_end_return_its_returns() -> None:
+    rng = random.Random(3)
+    state = _new(False, False, 3)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert state.random_playouts(2, seed=0) == [tuple(state.returns())] * 2
 
 
 @pytest.mark.parametrize(("big_leagues", "underdog_boost"), VARIANTS)
