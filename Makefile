@@ -41,7 +41,8 @@ lint: $(VENV)/.stamp-install
 # test fails when it drifts).
 protos: $(VENV)/.stamp-install
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=protos --pyi_out=protos \
-		--grpc_python_out=protos protos/meeple/v1/*.proto
+		--grpc_python_out=protos --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=protos protos/meeple/v1/*.proto
 
 $(VENV)/.stamp-bench: $(VENV)/.stamp-install
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -17,7 +17,7 @@ from services.coordination import Coordination, MemoryCoordination
 from services.limits import RateLimiter
 from services.match_service import Matches
 from services.metrics import AI_QUEUE_DEPTH, serve_metrics
-from services.server import GRACE_SECONDS, Server, build_server
+from services.server import GRACE_SECONDS, Server, Service, build_server
 from services.settings import Settings
 
 SERVICE_NAMES = ("rules", "ai", "match")
@@ -67,7 +67,7 @@ class App:
 
     async def start(self) -> int:
         settings = self.settings
-        makers = {
+        makers: dict[str, Callable[[], Service]] = {
             "rules": rules_service.service,
             "ai": lambda: ai_service.service(self.pool, settings),
             "match": lambda: match_service.service(self.matches),

@@ -31,7 +31,7 @@ def demo(
     players: int = typer.Option(4, min=2, max=4, help="Number of Rolit players."),
 ) -> None:
     """Plays a seeded Rolit game between random players, move by move."""
-    game = engine_core.load_game("rolit", players=players)
+    game = engine_core.rolit.RolitGame(players=players)
     state = game.new_initial_state()
     rng = random.Random(seed)
     console.print(f"[bold]{game!r}[/bold], random players, seed {seed}\n")

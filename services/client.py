@@ -67,8 +67,8 @@ class SeatHandle:
     token: str
 
     @property
-    def metadata(self) -> list[tuple[str, str]]:
-        return [(SEAT_TOKEN_METADATA, self.token)]
+    def metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return ((SEAT_TOKEN_METADATA, self.token),)
 
 
 class MeepleClient:
@@ -111,7 +111,7 @@ class MeepleClient:
         request = ms.JoinMatchRequest(match_id=match_id)
         if seat is not None:
             request.seat = seat
-        metadata = [(OWNER_TOKEN_METADATA, owner_token)] if owner_token else None
+        metadata = ((OWNER_TOKEN_METADATA, owner_token),) if owner_token else None
         response = self.matches.JoinMatch(request, metadata=metadata, timeout=self.timeout)
         return SeatHandle(match_id, response.seat, response.seat_token)
 

@@ -83,7 +83,7 @@ class VolleyballCodec(ActionCodec):
 
     @staticmethod
     def _notation(move: pb.VolleyballMove) -> str:
-        kind = move.WhichOneof("move")
+        kind: str | None = move.WhichOneof("move")
         if kind in ("place", "serve", "land"):
             square = getattr(move, kind)
             return f"{kind} {square.column},{square.row}"
@@ -92,7 +92,7 @@ class VolleyballCodec(ActionCodec):
             return f"step {start.column},{start.row}->{end.column},{end.row}"
         if kind == "dice":
             return f"dice {move.dice.die1},{move.dice.die2}"
-        if kind in ("end", "roll"):
+        if kind == "end" or kind == "roll":
             return kind
         raise BadRequest("VolleyballMove needs one of place, serve, step, end, land, roll, dice")
 
@@ -103,7 +103,8 @@ class VolleyballCodec(ActionCodec):
             raise AssertionError(f"unexpected volleyball notation {notation!r}")
         kind, c, r, c1, r1, c2, r2, end, roll, d1, d2 = match.groups()
         if kind:
-            move = pb.VolleyballMove(**{kind: pb.CourtSquare(column=int(c), row=int(r))})
+            move = pb.VolleyballMove()
+            getattr(move, kind).CopyFrom(pb.CourtSquare(column=int(c), row=int(r)))
         elif c1:
             step = pb.VolleyballStep(
                 origin=pb.CourtSquare(column=int(c1), row=int(r1)),
@@ -208,7 +209,7 @@ class Wire:
     """One game's wire form."""
 
     name: str
-    kind: int  # GameKind
+    kind: pb.GameKind
     actions: ActionCodec
     # GameConfig.options: the field, and its reading and writing (None: no options).
     options_field: str | None

@@ -33,7 +33,8 @@ GRACE_SECONDS = 5.0
 
 Request = TypeVar("Request")
 Response = TypeVar("Response")
-Handler = Callable[[Any, Request, grpc.aio.ServicerContext], Awaitable[Response]]
+Context = grpc.aio.ServicerContext[Any, Any]
+Handler = Callable[[Any, Request, Context], Awaitable[Response]]
 
 
 class Outcome:
@@ -62,7 +63,7 @@ class Servicer:
     rate_limiter: RateLimiter | None = None
 
 
-def admit(servicer: Servicer, request: object, context: grpc.aio.ServicerContext) -> None:
+def admit(servicer: Servicer, request: object, context: Context) -> None:
     """Refuses what no method should see: a client over its rate limit
     (RESOURCE_EXHAUSTED) or bytes that did not parse (INVALID_ARGUMENT)."""
     if servicer.rate_limiter is not None:
@@ -75,9 +76,7 @@ def check_parsed(request: object) -> None:
         raise BadRequest(f"the request is not a valid {request.message_name} message")
 
 
-async def abort(
-    context: grpc.aio.ServicerContext, outcome: Outcome, method: Any, error: Exception
-) -> None:
+async def abort(context: Context, outcome: Outcome, method: Any, error: Exception) -> None:
     """Ends the call: a known error with its status and reason; anything else
     is logged and becomes INTERNAL without leaking internals."""
     code = status_of(error)
@@ -99,9 +98,7 @@ def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
     counted and timed."""
 
     @functools.wraps(method)
-    async def wrapper(
-        self: Servicer, request: Request, context: grpc.aio.ServicerContext
-    ) -> Response:
+    async def wrapper(self: Servicer, request: Request, context: Context) -> Response:
         with measured("unary", self.service_name, method.__name__) as outcome:
             try:
                 admit(self, request, context)
@@ -114,13 +111,13 @@ def rpc(method: Handler[Request, Response]) -> Handler[Request, Response]:
 
 
 def rpc_stream(
-    method: Callable[[Any, Request, grpc.aio.ServicerContext], AsyncIterator[Response]],
-) -> Callable[[Any, Request, grpc.aio.ServicerContext], AsyncIterator[Response]]:
+    method: Callable[[Any, Request, Context], AsyncIterator[Response]],
+) -> Callable[[Any, Request, Context], AsyncIterator[Response]]:
     """``rpc`` for server-streaming methods (async generators)."""
 
     @functools.wraps(method)
     async def wrapper(
-        self: Servicer, request: Request, context: grpc.aio.ServicerContext
+        self: Servicer, request: Request, context: Context
     ) -> AsyncIterator[Response]:
         with measured("server_stream", self.service_name, method.__name__) as outcome:
             try:

@@ -310,4 +310,4 @@ def _restore(
     return state
 
 
-register_game("volta", VoltaGame)  # type: ignore[arg-type]  # until scores() is a method
+register_game("volta", VoltaGame)

@@ -4,7 +4,6 @@ that goes away (cancelled, or past its deadline) stops its search."""
 
 from __future__ import annotations
 
-import grpc
 from meeple.v1 import ai_service_pb2 as ai
 from meeple.v1 import ai_service_pb2_grpc as ai_grpc
 from meeple.v1 import game_pb2 as pb
@@ -16,7 +15,7 @@ from services.convert import check_record_length, check_rules_version, game_from
 from services.errors import BadRequest
 from services.limits import CapReached, ConcurrencyCap, client_of
 from services.metrics import AI_REJECTED, AI_THINK_SECONDS, bot_label
-from services.server import Service, Servicer, rpc
+from services.server import Context, Service, Servicer, rpc
 from services.settings import Settings
 
 
@@ -29,7 +28,7 @@ class AIServicer(Servicer, ai_grpc.AIServiceServicer):
 
     @rpc
     async def SuggestAction(  # noqa: N802 (gRPC method names)
-        self, request: ai.SuggestActionRequest, context: grpc.aio.ServicerContext
+        self, request: ai.SuggestActionRequest, context: Context
     ) -> ai.SuggestActionResponse:
         if not request.bot_spec:
             raise BadRequest("bot_spec: name a bot or a level, e.g. 'hard'")

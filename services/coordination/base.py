@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from meeple.v1 import match_service_pb2 as ms
+
 
 @dataclass
 class MatchData:
@@ -19,13 +21,13 @@ class MatchData:
     match_id: str
     config: bytes  # a serialized GameConfig, the first seat included
     rules_version: int
-    seat_kinds: list[int]  # SeatKind per seat
+    seat_kinds: list[ms.SeatKind]
     bot_specs: list[str]  # per seat; "" for humans
     token_hashes: list[str]  # sha256 of each seat's token; "" while free
     owner_hash: str = ""  # sha256 of the owner token
     history: list[bytes] = field(default_factory=list)  # serialized Actions
-    status: int = 0  # MatchStatus
-    end_reason: int = 0  # EndReason, once finished
+    status: ms.MatchStatus = ms.MATCH_STATUS_UNSPECIFIED
+    end_reason: ms.EndReason = ms.END_REASON_UNSPECIFIED  # once finished
     end_seat: int = -1  # the seat that resigned or ran out of time
     first_seat_drawn: bool = False
     dice_seed: int = 0

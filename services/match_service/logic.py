@@ -233,7 +233,7 @@ def start(m: Matches, change: Change, state: State) -> None:
     settle(m, change, state)
 
 
-def finish(m: Matches, change: Change, state: State, reason: int, seat: int = -1) -> None:
+def finish(m: Matches, change: Change, state: State, reason: ms.EndReason, seat: int = -1) -> None:
     data = change.data
     change.finished = True
     change.was_playing = data.status == PLAYING
@@ -286,7 +286,7 @@ async def load(m: Matches, match_id: str) -> MatchData:
 # --- the operations ------------------------------------------------------------------
 
 
-def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[int], list[str]]:
+def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind], list[str]]:
     if len(request.seats) != game.num_players():
         raise BadRequest(
             f"seats: {game.name} has {game.num_players()} seats, got {len(request.seats)}"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import grpc
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
@@ -13,12 +12,12 @@ from services.errors import BadRequest
 from services.limits import ConcurrencyCap, RateLimiter, client_of
 from services.match_service import logic
 from services.match_service.logic import Matches
-from services.server import Service, Servicer, rpc, rpc_stream
+from services.server import Context, Service, Servicer, rpc, rpc_stream
 
 MATCH_ID_CHARS = 64
 
 
-def metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
+def metadata(context: Context, key: str) -> str | None:
     for name, value in context.invocation_metadata() or ():
         if name == key:
             return str(value)
@@ -44,14 +43,14 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
 
     @rpc
     async def CreateMatch(  # noqa: N802 (gRPC method names)
-        self, request: ms.CreateMatchRequest, context: grpc.aio.ServicerContext
+        self, request: ms.CreateMatchRequest, context: Context
     ) -> ms.CreateMatchResponse:
         self.creations.check(client_of(context.peer()), "matches created per client")
         return await logic.create_match(self.matches, request)
 
     @rpc
     async def JoinMatch(  # noqa: N802
-        self, request: ms.JoinMatchRequest, context: grpc.aio.ServicerContext
+        self, request: ms.JoinMatchRequest, context: Context
     ) -> ms.JoinMatchResponse:
         match_id_of(request.match_id)
         owner = metadata(context, logic.OWNER_TOKEN_METADATA)
@@ -59,7 +58,7 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
 
     @rpc
     async def SubmitAction(  # noqa: N802
-        self, request: ms.SubmitActionRequest, context: grpc.aio.ServicerContext
+        self, request: ms.SubmitActionRequest, context: Context
     ) -> ms.SubmitActionResponse:
         return await logic.submit_action(
             self.matches,
@@ -72,13 +71,13 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
 
     @rpc
     async def GetMatch(  # noqa: N802
-        self, request: ms.GetMatchRequest, context: grpc.aio.ServicerContext
+        self, request: ms.GetMatchRequest, context: Context
     ) -> ms.GetMatchResponse:
         return await logic.get_match(self.matches, match_id_of(request.match_id))
 
     @rpc_stream
     async def WatchMatch(  # noqa: N802
-        self, request: ms.WatchMatchRequest, context: grpc.aio.ServicerContext
+        self, request: ms.WatchMatchRequest, context: Context
     ) -> AsyncIterator[ms.WatchMatchResponse]:
         match_id = match_id_of(request.match_id)
         with self.streams.hold(client_of(context.peer())):
@@ -87,7 +86,7 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
 
     @rpc
     async def Resign(  # noqa: N802
-        self, request: ms.ResignRequest, context: grpc.aio.ServicerContext
+        self, request: ms.ResignRequest, context: Context
     ) -> ms.ResignResponse:
         match = await logic.resign(
             self.matches,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-import grpc
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
@@ -23,7 +22,7 @@ from services.convert import (
     wire_of,
 )
 from services.errors import BadRequest
-from services.server import Service, Servicer, rpc
+from services.server import Context, Service, Servicer, rpc
 
 MAX_ACTIONS_PER_CALL = 64  # a whole turn is a handful; this bounds the work
 
@@ -82,21 +81,21 @@ class RulesServicer(Servicer, rules_grpc.RulesServiceServicer):
 
     @rpc
     async def NewGame(  # noqa: N802 (gRPC method names)
-        self, request: rules.NewGameRequest, context: grpc.aio.ServicerContext
+        self, request: rules.NewGameRequest, context: Context
     ) -> rules.NewGameResponse:
         state = game_from_config(request.config).new_initial_state()
         return rules.NewGameResponse(record=record_of(state), view=view_of(state))
 
     @rpc
     async def ListLegalActions(  # noqa: N802
-        self, request: rules.ListLegalActionsRequest, context: grpc.aio.ServicerContext
+        self, request: rules.ListLegalActionsRequest, context: Context
     ) -> rules.ListLegalActionsResponse:
         state = await asyncio.to_thread(replay, request.record)
         return legal_actions(state)
 
     @rpc
     async def ApplyAction(  # noqa: N802
-        self, request: rules.ApplyActionRequest, context: grpc.aio.ServicerContext
+        self, request: rules.ApplyActionRequest, context: Context
     ) -> rules.ApplyActionResponse:
         if not request.actions:
             raise BadRequest("actions: give at least one action")
@@ -106,7 +105,7 @@ class RulesServicer(Servicer, rules_grpc.RulesServiceServicer):
 
     @rpc
     async def SimulateFlick(  # noqa: N802
-        self, request: rules.SimulateFlickRequest, context: grpc.aio.ServicerContext
+        self, request: rules.SimulateFlickRequest, context: Context
     ) -> rules.SimulateFlickResponse:
         return await asyncio.to_thread(simulate_flick, request)
 

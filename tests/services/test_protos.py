@@ -3,6 +3,7 @@ regenerated here and compared byte for byte (``make protos`` regenerates)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from grpc_tools import protoc
@@ -28,6 +29,8 @@ def test_generated_code_matches_the_protos(tmp_path: Path) -> None:
             f"--python_out={tmp_path}",
             f"--pyi_out={tmp_path}",
             f"--grpc_python_out={tmp_path}",
+            f"--plugin=protoc-gen-mypy_grpc={Path(sys.executable).parent / 'protoc-gen-mypy_grpc'}",
+            f"--mypy_grpc_out={tmp_path}",
             *sources,
         ]
     )
