@@ -36,6 +36,7 @@ lint: $(VENV)/.stamp-install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	cd protos && $(BUF) lint
+	cd protos && $(BUF) breaking --against v1-frozen.json  # v1 only grows
 
 # Regenerates the Python code beside the .proto files (commit the result; a
 # test fails when it drifts).

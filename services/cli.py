@@ -140,8 +140,14 @@ async def _run_app(
 ) -> None:
     from services.app import App
     from services.server import wait_for_signal
+    from services.settings import Settings
 
-    app_ = App(address, workers, services=services, metrics_port=metrics_port)
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:
+        console.print(f"[red]bad setting[/red]: {error}")
+        raise typer.Exit(2) from None
+    app_ = App(address, workers, services=services, metrics_port=metrics_port, settings=settings)
     port = await app_.start()
     host = address.rsplit(":", 1)[0]
     console.print(f"meeple {label} listening on {host}:{port} (Ctrl-C or SIGTERM stops)")
@@ -158,7 +164,8 @@ def up(
     workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
     metrics_port: Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")] = 9464,
 ) -> None:
-    """Runs every service in one process on one port, coordination in memory."""
+    """Runs every service in one process on one port, coordination in memory.
+    Limits and lifetimes come from MEEPLE_* environment variables (see README)."""
     from services.app import SERVICE_NAMES
 
     label = "rules, AI and match services"

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+ENV_PREFIX = "MEEPLE_"
+OFF = ("off", "none")
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,28 @@ class Settings:
     clock_increment_max: float = 3600.0
     # How often a server ends matches whose clock ran out.
     sweep_interval: float = 1.0
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
+        """The defaults, with each field overridden by ``MEEPLE_<FIELD>`` when
+        set (``MEEPLE_WAITING_TTL=120``; ``MEEPLE_RATE_PER_SECOND=off``)."""
+        types = typing.get_type_hints(cls)
+        values: dict[str, object] = {}
+        for field in fields(cls):
+            name = ENV_PREFIX + field.name.upper()
+            raw = environ.get(name)
+            if raw is None:
+                continue
+            kind = types[field.name]
+            if kind == float | None and raw.strip().lower() in OFF:
+                values[field.name] = None
+                continue
+            number, what = (int, "a whole number") if kind is int else (float, "a number")
+            try:
+                values[field.name] = number(raw)
+            except ValueError:
+                raise ValueError(f"{name} must be {what}, got {raw!r}") from None
+        return cls(**values)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         positive = {

@@ -77,6 +77,8 @@ class Matches:
     settings: Settings = field(default_factory=Settings)
     states: StateCache = field(default_factory=StateCache)
     now_ms: Callable[[], int] = wall_ms
+    # Each match's dice seed: its dice at ply p come from random.Random(f"{seed}:{p}").
+    dice_seed: Callable[[], int] = lambda: secrets.randbits(64)
 
 
 def token_hash(token: str) -> str:
@@ -330,7 +332,7 @@ async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateM
         owner_hash=token_hash(owner_token),
         status=WAITING,
         first_seat_drawn=drawn,
-        dice_seed=secrets.randbits(64),
+        dice_seed=m.dice_seed(),
         base_ms=base_ms,
         increment_ms=increment_ms,
         clocks_ms=[base_ms if kind == HUMAN else 0 for kind in kinds],

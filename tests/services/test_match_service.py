@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 import threading
+import time
 from collections.abc import Callable
 
 import grpc
@@ -59,11 +60,47 @@ def code_of(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     return info.value.code(), info.value.details()
 
 
-def watch(matches: ms_grpc.MatchServiceStub, match_id: str, from_ply: int = 0) -> list:
+def watch(
+    matches: ms_grpc.MatchServiceStub, match_id: str, from_ply: int = 0, seconds: float = 5.0
+) -> list:
+    """The stream of a match that is over (or will be within ``seconds``):
+    it must end with its end event, not run until a timeout."""
     stream = matches.WatchMatch(
-        ms.WatchMatchRequest(match_id=match_id, from_ply=from_ply), timeout=120
+        ms.WatchMatchRequest(match_id=match_id, from_ply=from_ply), timeout=seconds
     )
-    return list(stream)
+    events: list = []
+    try:
+        events.extend(stream)
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+            raise
+        raise AssertionError(
+            f"the stream from ply {from_ply} did not end within {seconds} s: "
+            f"no end event after {len(events)} events"
+        ) from None
+    return events
+
+
+def finished(
+    matches: ms_grpc.MatchServiceStub, match_id: str, seconds: float = 120.0
+) -> ms.GetMatchResponse:
+    """Waits for the match to finish; a match waiting on dice that the server
+    never rolled fails at once, naming the ply."""
+    deadline = time.monotonic() + seconds
+    while True:
+        got = matches.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        check_rolled(got.match)
+        if got.match.status == ms.MATCH_STATUS_FINISHED:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the match did not finish in {seconds} s: {got.match.view}")
+        time.sleep(0.02)
+
+
+def check_rolled(match: ms.Match) -> None:
+    """A client never sees a match waiting for dice: the server rolls them
+    in the same step as the action that made them due."""
+    assert match.view.phase != pb.GAME_PHASE_CHANCE, f"no die was rolled at ply {match.view.ply}"
 
 
 def to_act(view: pb.GameView) -> int | None:
@@ -83,6 +120,7 @@ def play_human(
     played = 0
     for _ in range(5000):
         got = matches.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        check_rolled(got.match)
         if got.match.status == ms.MATCH_STATUS_FINISHED:
             return played
         if to_act(got.match.view) != seat:
@@ -136,11 +174,15 @@ def test_a_human_plays_bots_while_a_spectator_watches(
     assert match.status == ms.MATCH_STATUS_WAITING
     assert match.HasField("expire_time")
     watched: list = []
-    spectator = threading.Thread(target=lambda: watched.extend(watch(matches, match.match_id)))
+    stream = matches.WatchMatch(ms.WatchMatchRequest(match_id=match.match_id), timeout=300)
+    spectator = threading.Thread(target=lambda: watched.extend(stream))
     spectator.start()
     token = join(matches, match.match_id, 0)
     assert play_human(matches, rules_stub, match.match_id, 0, token, random.Random(1)) > 0
-    spectator.join(timeout=120)
+    spectator.join(timeout=5)
+    if spectator.is_alive():
+        stream.cancel()
+        raise AssertionError(f"the match is over but its stream sent no end event: {watched[-1]}")
     final = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
     assert final.match.status == ms.MATCH_STATUS_FINISHED
     assert final.match.ended.reason == ms.END_REASON_RULES
@@ -176,8 +218,8 @@ def test_bots_play_each_other_and_a_dropped_watcher_resumes(
         first.append(next(stream))
     stream.cancel()  # the watcher drops
     resume = first[-1].ply + 1
+    final = finished(matches, match.match_id)
     rest = watch(matches, match.match_id, from_ply=resume)
-    final = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
     assert [e.ply for e in actions_of(first)] == [0, 1, 2]
     check_stream(rest, final, from_ply=resume)
     # From the end: the snapshot and the end; past the end: OUT_OF_RANGE.
