@@ -147,7 +147,9 @@ def test_admission_control_refuses_at_once(serve: object) -> None:
         .record
     )
     long = ai.SuggestActionRequest(record=record, bot_spec="mcts:time=3")
-    other_connection = grpc.insecure_channel(served.address)
+    other_connection = grpc.insecure_channel(
+        served.address, options=[("grpc.use_local_subchannel_pool", 1)]
+    )
     stubs = [ai_grpc.AIServiceStub(served.channel), ai_grpc.AIServiceStub(other_connection)]
     busy = [
         threading.Thread(target=lambda s=stub: _suggest_quietly(s, long, 3.0)) for stub in stubs

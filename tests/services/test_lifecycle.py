@@ -15,7 +15,6 @@ from meeple.v1 import match_service_pb2 as ms
 from engine_core import IllegalAction
 from services.coordination import MemoryCoordination
 from services.errors import NotFound
-from services.limits import RateLimiter
 from services.match_service import logic, sweeper
 from services.match_service.logic import Matches
 from services.settings import Settings
@@ -154,14 +153,3 @@ def test_memory_levels_off_as_matches_come_and_go() -> None:
     sizes = asyncio.run(scenario())
     assert max(sizes) <= 1_201, sizes
     assert sizes[-1] == sizes[-5], sizes  # level: the same count from minute to minute
-
-
-def test_rate_limit_buckets_are_forgotten_once_full() -> None:
-    clock = FakeClock()
-    limiter = RateLimiter(rate=10, burst=20, clock=lambda: clock.ms / 1000)
-    for client in range(10_000):
-        assert limiter.allow(f"ipv4:10.0.{client // 256}.{client % 256}")
-    assert len(limiter) == 10_000
-    clock.advance(2.0)  # 20 tokens at 10 a second: every bucket is full again
-    limiter.allow("ipv4:10.1.0.0")
-    assert len(limiter) == 1

@@ -65,7 +65,9 @@ def test_a_client_over_its_rate_limit_is_resource_exhausted(serve: Callable[...,
 
     served = serve(Settings(rate_per_second=0.1, rate_burst=5), services=("rules",))
     request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
-    with grpc.insecure_channel(served.address) as second:
+    # Its own subchannel pool: a separate TCP connection, from another port.
+    separate = [("grpc.use_local_subchannel_pool", 1)]
+    with grpc.insecure_channel(served.address, options=separate) as second:
         first_stub = rules_grpc.RulesServiceStub(served.channel)
         second_stub = rules_grpc.RulesServiceStub(second)
         for stub in [first_stub, second_stub, first_stub, second_stub, first_stub]:  # the burst
