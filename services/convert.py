@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, cast
 
 from meeple.v1 import game_pb2 as pb
 
@@ -137,6 +137,18 @@ class FlickCodec(ActionCodec):
             impulse_ns=action.impulse,
         )
         return pb.Action(flick=flick)
+
+
+class SimulatingState(State, Protocol):
+    """A state of a game whose wire form declares ``trajectories``."""
+
+    def simulate(self, action: Any, record: bool = True) -> FlickResult: ...
+
+
+def simulating(state: State) -> SimulatingState:
+    """``state`` with ``simulate``: its game's wire form declares trajectories."""
+    assert wire_of(state.game).trajectories, f"{state.game.name} has no trajectories"
+    return cast(SimulatingState, state)
 
 
 def flick_from_proto(flick: pb.Flick) -> Flick:

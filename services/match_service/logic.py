@@ -31,6 +31,7 @@ from services.convert import (
     draws_first_seat,
     flick_outcome,
     game_from_config,
+    simulating,
     view_of,
     wire_of,
     with_first_seat,
@@ -195,7 +196,7 @@ class Change:
             played.seat = seat
         if wire_of(before.game).trajectories:
             # Deterministic: simulating again gives the flick's exact trajectory.
-            played.flick.CopyFrom(flick_outcome(before.simulate(action, record=True)))  # type: ignore[attr-defined]
+            played.flick.CopyFrom(flick_outcome(simulating(before).simulate(action, True)))
         self.add(self.data.ply - 1, view_of(after), action=played)
 
 

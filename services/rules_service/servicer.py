@@ -9,7 +9,7 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
-from engine_core import ActionKind, State
+from engine_core import ActionKind, State, as_continuous
 from services.convert import (
     action_to_proto,
     apply_all,
@@ -18,6 +18,7 @@ from services.convert import (
     game_from_config,
     record_of,
     replay,
+    simulating,
     view_of,
     wire_of,
 )
@@ -37,7 +38,7 @@ def legal_actions(state: State) -> rules.ListLegalActionsResponse:
     else:
         response.actions.extend(action_to_proto(state, a) for a in state.legal_actions())
     if state.game.game_type.actions is ActionKind.CONTINUOUS:
-        bounds = state.action_space()  # type: ignore[attr-defined]
+        bounds = as_continuous(state).action_space()
         response.flick_bounds.CopyFrom(
             rules.FlickBounds(
                 side_min=min(bounds.sides),
@@ -68,8 +69,7 @@ def simulate_flick(request: rules.SimulateFlickRequest) -> rules.SimulateFlickRe
     state = replay(request.record)
     if not wire_of(state.game).trajectories:
         raise BadRequest(f"SimulateFlick is for Volta, not {state.game.name}")
-    flick = flick_from_proto(request.flick)
-    result = state.simulate(flick, record=request.record_frames)  # type: ignore[attr-defined]
+    result = simulating(state).simulate(flick_from_proto(request.flick), request.record_frames)
     return rules.SimulateFlickResponse(outcome=flick_outcome(result))
 
 
