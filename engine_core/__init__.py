@@ -1,4 +1,4 @@
-"""meeple's game engines behind one Game API (see DESIGN.md).
+"""meeple's game engines behind one Game API (see docs/architecture.md).
 
 >>> import engine_core
 >>> state = engine_core.load_game("rolit", players=4).new_initial_state()

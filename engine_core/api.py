@@ -61,7 +61,7 @@ class GameType:
 
 @runtime_checkable
 class State(Protocol):
-    """What every game's State offers (see DESIGN.md, "The Game API")."""
+    """What every game's State offers (see docs/architecture.md, "The Game API")."""
 
     @property
     def game(self) -> Game:

@@ -1,4 +1,4 @@
-"""Volleyball Returns as DESIGN.md reads the rulebook (see RULES.md here).
+"""Volleyball Returns as the project reads the rulebook (see RULES.md here).
 
 The Game is thin; the State is ``VolleyCore`` (the C position and the hot
 methods) plus what a person reads: action strings, the reasons an action is
