@@ -58,6 +58,11 @@ class DeadlineExceeded(RuntimeError):
     """The call's deadline passed before its work was done (DEADLINE_EXCEEDED)."""
 
 
+class Unavailable(RuntimeError):
+    """A store or worker the call needs is unreachable for now: retry with
+    backoff (UNAVAILABLE)."""
+
+
 class ResourceExhausted(RuntimeError):
     """A client over a limit, or a server queue that is full (RESOURCE_EXHAUSTED)."""
 
@@ -75,6 +80,7 @@ STATUS = (
     (Aborted, grpc.StatusCode.ABORTED),
     (ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (DeadlineExceeded, grpc.StatusCode.DEADLINE_EXCEEDED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
 )
 
 

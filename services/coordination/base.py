@@ -74,13 +74,15 @@ class EventBatch:
 
 @dataclass(frozen=True)
 class BotJob:
-    """A bot seat is to act in a match at a ply."""
+    """A bot seat is to act in a match at a ply: the change that stored
+    ``version`` of the match's record made it due."""
 
     match_id: str
     ply: int
     seat: int
     bot_spec: str
     queued_ms: int  # when it was queued (epoch ms), for the job-age metric
+    version: int
 
 
 @dataclass(frozen=True)

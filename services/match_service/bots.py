@@ -24,7 +24,7 @@ from services.ai_service.pool import AIPool, Priority
 from services.ai_service.worker import PICKLED_STATE
 from services.convert import action_to_proto
 from services.coordination import BotJob, Delivery, MatchData
-from services.errors import Aborted, NotFound
+from services.errors import Aborted
 from services.match_service import logic
 from services.match_service.logic import BOT, Matches
 from services.metrics import AI_DEAD_LETTERS, AI_THINK_SECONDS, bot_label
@@ -33,6 +33,14 @@ log = logging.getLogger("meeple.bots")
 
 FALLBACK = "random"
 RETRY_BASE_SECONDS = 0.5
+# A job is queued just ahead of the change that makes it due; for this long
+# a job newer than its match's record waits for that change to land.
+COMMIT_GRACE_MS = 10_000
+PENDING_RETRY_SECONDS = 0.02
+
+
+class NotYetCommitted(Exception):
+    """The change that queued this job has not landed (yet)."""
 
 
 def bot_seed(job: BotJob) -> int:
@@ -41,11 +49,13 @@ def bot_seed(job: BotJob) -> int:
 
 
 async def due(m: Matches, job: BotJob) -> MatchData | None:
-    """The match if the job's turn is still to play, else None (stale)."""
-    try:
-        data = await logic.load(m, job.match_id)
-    except NotFound:
-        return None
+    """The match if the job's turn is still to play, else None (stale);
+    NotYetCommitted while the change that queued it may still land."""
+    data = await m.coordination.load(job.match_id)
+    if data is None or data.version < job.version:
+        if m.now_ms() - job.queued_ms < COMMIT_GRACE_MS:
+            raise NotYetCommitted(job)
+        return None  # that change lost its race, long ago
     if data.ply != job.ply or data.status != logic.PLAYING or data.seat_kinds[job.seat] != BOT:
         return None
     return data
@@ -90,6 +100,9 @@ async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
         await play_bot_turn(m, pool, delivery.job)
     except Aborted:
         pass  # a human, a timeout or another runner changed the match first
+    except NotYetCommitted:
+        await coordination.retry_job(delivery.receipt, PENDING_RETRY_SECONDS)
+        return
     except Exception as error:
         if delivery.attempt < m.settings.bot_attempts:
             log.warning(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -16,26 +16,35 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
 from services.coordination import BotJob, Coordination, Event, MatchData, MemoryCoordination
+from services.coordination.memory import wall_ms
+from services.coordination.redis import RedisCoordination
 from services.errors import Aborted
 from services.match_service import logic
 from services.match_service.logic import Matches
 
-StoreFactory = Callable[..., Coordination]
+StoreFactory = Callable[..., Awaitable[Coordination]]
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.ms = 5_000_000
-
-    def __call__(self) -> int:
-        return self.ms
-
-
-@pytest.fixture(params=["memory"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def make_store(request: pytest.FixtureRequest) -> StoreFactory:
-    """``make_store(visibility_timeout=..., clock_ms=...)``: a new, empty store."""
-    assert request.param == "memory"
-    return lambda **options: MemoryCoordination(**options)
+    """``await make_store(visibility_timeout=..., clock_ms=...)``: a new, empty store."""
+    if request.param == "memory":
+
+        async def memory(**options: Any) -> Coordination:
+            return MemoryCoordination(**options)
+
+        return memory
+    servers = request.getfixturevalue(
+        "redis_server" if request.param == "redis" else "redis_cluster"
+    )
+    servers.flush()
+
+    async def remote(**options: Any) -> Coordination:
+        store = RedisCoordination(servers.url, **options)
+        await store.start()
+        return store
+
+    return remote
 
 
 def record(match_id: str = "m1", **fields: Any) -> MatchData:
@@ -51,7 +60,7 @@ def record(match_id: str = "m1", **fields: Any) -> MatchData:
 
 
 def job(match_id: str = "m1", ply: int = 0) -> BotJob:
-    return BotJob(match_id, ply, 1, "random", 0)
+    return BotJob(match_id, ply, 1, "random", 0, 1)
 
 
 def run(coroutine: Any) -> Any:
@@ -60,7 +69,7 @@ def run(coroutine: Any) -> Any:
 
 def test_a_stale_compare_and_set_changes_nothing(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = make_store()
+        store = await make_store()
         await store.create(record(), [Event(0, b"created")], None)
         first = await store.load("m1")
         assert first is not None
@@ -81,7 +90,7 @@ def test_a_stale_compare_and_set_changes_nothing(make_store: StoreFactory) -> No
 
 def test_loads_are_copies(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = make_store()
+        store = await make_store()
         await store.create(record(), [], None)
         loaded = await store.load("m1")
         assert loaded is not None
@@ -96,7 +105,7 @@ def test_loads_are_copies(make_store: StoreFactory) -> None:
 
 def test_events_are_read_by_ply_and_waited_for(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = make_store()
+        store = await make_store()
         events = [Event(0, b"joined"), Event(0, b"action 0"), Event(1, b"action 1")]
         await store.create(record(), events, None)
         assert [e.payload for e in (await store.read_events("m1", 1)).events] == [b"action 1"]
@@ -122,7 +131,7 @@ def test_an_unacknowledged_job_comes_back_after_the_visibility_timeout(
     make_store: StoreFactory,
 ) -> None:
     async def scenario() -> None:
-        store = make_store(visibility_timeout=0.2)
+        store = await make_store(visibility_timeout=0.2)
         await store.create(record(), [], job())
         first = await store.pull_job(1.0)
         assert first is not None
@@ -141,7 +150,7 @@ def test_an_unacknowledged_job_comes_back_after_the_visibility_timeout(
 
 def test_retried_and_dead_lettered_jobs(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = make_store()
+        store = await make_store()
         await store.create(record(), [], job())
         first = await store.pull_job(1.0)
         assert first is not None
@@ -162,7 +171,7 @@ def test_retried_and_dead_lettered_jobs(make_store: StoreFactory) -> None:
 
 def test_queue_depth_is_exact(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = make_store()
+        store = await make_store()
         for index in range(5):
             await store.create(record(f"m{index}"), [], job(f"m{index}"))
         assert await store.queue_depth() == 5
@@ -177,19 +186,21 @@ def test_queue_depth_is_exact(make_store: StoreFactory) -> None:
 
 
 def test_records_expire_and_deadlines_come_due(make_store: StoreFactory) -> None:
+    """Expiry runs on the store's own clock (a Redis TTL), so it is real time."""
+
     async def scenario() -> None:
-        clock = Clock()
-        store = make_store(clock_ms=clock)
-        await store.create(record("gone", expires_ms=clock.ms + 1000), [Event(0, b"e")], None)
-        await store.create(record("due", deadline_ms=clock.ms + 500), [], None)
-        await store.create(record("later", deadline_ms=clock.ms + 5000), [], None)
+        store = await make_store()
+        now = wall_ms()
+        await store.create(record("gone", expires_ms=now + 300), [Event(0, b"e")], None)
+        await store.create(record("due", deadline_ms=now + 100), [], None)
+        await store.create(record("later", deadline_ms=now + 60_000), [], None)
         assert await store.match_count() == 3
-        assert await store.due_matches(clock.ms, 10) == []
-        clock.ms += 1000
+        assert await store.due_matches(now, 10) == []
+        await asyncio.sleep(0.4)
         assert await store.load("gone") is None
         assert (await store.read_events("gone", 0)).events == []
         assert await store.match_count() == 2
-        assert await store.due_matches(clock.ms, 10) == ["due"]
+        assert await store.due_matches(wall_ms(), 10) == ["due"]
 
     run(scenario())
 
@@ -211,11 +222,12 @@ class Interleaving:
 
 
 def test_interleaved_submissions_apply_once(make_store: StoreFactory) -> None:
-    """Eight submissions of the same ply, each loading before any stores:
-    exactly one applies, the rest are ABORTED, and the record holds one action."""
+    """Eight submissions of the same ply, loading before others store: one
+    applies; the rest are ABORTED, or (the same action, loaded after it
+    landed) get its answer again as a retry. The record holds one action."""
 
-    async def scenario() -> tuple[int, int, MatchData]:
-        m = Matches(Interleaving(make_store()))  # type: ignore[arg-type]
+    async def scenario() -> tuple[list[object], MatchData]:
+        m = Matches(Interleaving(await make_store()))  # type: ignore[arg-type]
         request = ms.CreateMatchRequest(
             config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
             seats=[ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * 2,
@@ -226,20 +238,23 @@ def test_interleaved_submissions_apply_once(make_store: StoreFactory) -> None:
         await logic.join_match(m, joined, None)
         squares = [19, 26, 37, 44] * 2  # d3, c4, f5, e6
 
-        async def submit(square: int) -> bool:
+        async def submit(square: int) -> object:
             action = pb.Action(board=pb.BoardMove(square=square))
             try:
-                await logic.submit_action(m, match_id, None, black, 0, [action])
+                return await logic.submit_action(m, match_id, None, black, 0, [action])
             except Aborted:
-                return False
-            return True
+                return "aborted"
 
         outcomes = await asyncio.gather(*(submit(square) for square in squares))
         data = await m.coordination.load(match_id)
         assert data is not None
-        return outcomes.count(True), outcomes.count(False), data
+        return outcomes, data
 
-    won, aborted, data = run(scenario())
-    assert (won, aborted) == (1, 7)
+    outcomes, data = run(scenario())
     assert len(data.history) == 1
     assert data.version == 3  # two joins and one action
+    answers = [o for o in outcomes if isinstance(o, ms.SubmitActionResponse)]
+    assert answers
+    assert all(a == answers[0] for a in answers)
+    assert answers[0].applied[0].action.SerializeToString() == data.history[0]
+    assert outcomes.count("aborted") == len(outcomes) - len(answers)

@@ -1,0 +1,366 @@
+"""Coordination on Redis or Redis Cluster: any number of service and worker
+processes share matches, events and bot jobs.
+
+Keys:
+
+- ``{m:<id>}:data``: a hash with the record's ``version`` and the ``record``
+  (JSON); ``{m:<id>}:events``: the match's event stream, each entry's id
+  ``<ply + 1>-<n>`` so a watcher reads from a ply with XRANGE and waits with
+  XREAD BLOCK. One hash tag per match: both keys sit in one Cluster slot, so
+  one Lua script compare-and-sets the record, appends its events and sets
+  their expiry atomically.
+- ``{meeple:jobs}:stream`` (a stream with the consumer group ``workers``),
+  ``{meeple:jobs}:delayed`` (a sorted set of retries by due time) and
+  ``{meeple:jobs}:dead`` (the recent dead letters): one hash tag, so moving a
+  job between them is one script.
+- ``meeple:deadlines``: a sorted set of match ids by clock deadline.
+
+A bot job and a deadline are written *ahead* of the compare-and-set that
+makes them due (they live in other slots, so no one script can write both on
+a Cluster). A change therefore never commits without its job; a job whose
+change lost its race is found stale by the worker (``BotJob.version`` is
+newer than the record for a while, then older) and dropped.
+
+Connection errors retry with exponential backoff and jitter; once the
+retries are spent a call raises ``Unavailable`` (UNAVAILABLE to clients).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from services.coordination.base import BotJob, DeadLetter, Delivery, Event, EventBatch, MatchData
+from services.coordination.memory import wall_ms
+from services.coordination.records import dump_job, dump_match, load_job, load_match
+from services.errors import Unavailable
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+JOBS = "{meeple:jobs}:stream"
+DELAYED = "{meeple:jobs}:delayed"
+DEAD = "{meeple:jobs}:dead"
+GROUP = "workers"
+DEADLINES = "meeple:deadlines"
+KEEP_DEAD_LETTERS = 100
+BEFORE_ANY_SEQUENCE = 2**64 - 1  # "<ply>-<this>" sorts before every id of ply + 1
+RETRIES = 8  # about 6 s of backoff in all, for a restart of Redis
+PULL_SLICE_SECONDS = 0.1  # a pull checks for due retries and lost jobs this often
+
+# Compare-and-set of a record with its events: KEYS data, events; ARGV
+# expected version ("new" for a new match), new version, record, expiry (ms,
+# 0 for none), then each event's ply and payload.
+COMMIT = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if ARGV[1] == 'new' then
+  if current then return 0 end
+elseif current ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
+for i = 5, #ARGV, 2 do
+  redis.call('XADD', KEYS[2], (tonumber(ARGV[i]) + 1) .. '-*', 'e', ARGV[i + 1])
+end
+local expires = tonumber(ARGV[4])
+if expires > 0 then
+  redis.call('PEXPIREAT', KEYS[1], expires)
+  redis.call('PEXPIREAT', KEYS[2], expires)
+else
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[2])
+end
+return 1
+"""
+
+# Moves the retries that are due into the stream: KEYS delayed, stream;
+# ARGV now (ms), how many at most.
+RELEASE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+for _, job in ipairs(due) do
+  redis.call('ZREM', KEYS[1], job)
+  local fields = cjson.decode(job)
+  local flat = {}
+  for key, value in pairs(fields) do
+    table.insert(flat, key)
+    table.insert(flat, value)
+  end
+  redis.call('XADD', KEYS[2], '*', unpack(flat))
+end
+return #due
+"""
+
+# Settles a delivered job: KEYS stream, delayed, dead; ARGV entry id, what
+# ("ack", "retry" or "dead"), due time (ms) for a retry, deliveries so far,
+# a reason for a dead letter.
+SETTLE = """
+local entry = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])[1]
+redis.call('XACK', KEYS[1], 'workers', ARGV[1])
+redis.call('XDEL', KEYS[1], ARGV[1])
+if not entry or ARGV[2] == 'ack' then return 0 end
+local fields = {}
+for i = 1, #entry[2], 2 do fields[entry[2][i]] = entry[2][i + 1] end
+fields['attempts'] = ARGV[4]
+if ARGV[2] == 'retry' then
+  redis.call('ZADD', KEYS[2], ARGV[3], cjson.encode(fields))
+else
+  fields['reason'] = ARGV[5]
+  local flat = {}
+  for key, value in pairs(fields) do
+    table.insert(flat, key)
+    table.insert(flat, value)
+  end
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[6], '*', unpack(flat))
+end
+return 1
+"""
+
+
+def data_key(match_id: str) -> str:
+    return f"{{m:{match_id}}}:data"
+
+
+def events_key(match_id: str) -> str:
+    return f"{{m:{match_id}}}:events"
+
+
+def event_cursor(ply: int) -> str:
+    """The stream id just before the first event of ``ply``."""
+    return f"{ply}-{BEFORE_ANY_SEQUENCE}"
+
+
+def unavailable_on_connection_errors(
+    method: Callable[P, Awaitable[T]],
+) -> Callable[P, Awaitable[T]]:
+    """Connection errors that outlast the retries become ``Unavailable``."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await method(*args, **kwargs)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+            raise Unavailable(f"the coordination store is unreachable: {error}") from None
+
+    return wrapper
+
+
+def connect(url: str, max_connections: int = 1000) -> Any:
+    """A client for ``url``: ``redis://host:port/db`` (or ``rediss://``) for
+    one server, ``redis+cluster://host:port`` for a Cluster (any node)."""
+    parts = urlsplit(url)
+    options: dict[str, Any] = {
+        "retry": Retry(ExponentialWithJitterBackoff(base=0.05, cap=2.0), RETRIES),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionResetError],
+        "socket_timeout": 10.0,
+        "socket_connect_timeout": 2.0,
+        "health_check_interval": 15,
+        "max_connections": max_connections,
+    }
+    if parts.scheme in CLUSTER_SCHEMES:
+        plain = urlunsplit(parts._replace(scheme=CLUSTER_SCHEMES[parts.scheme]))
+        return RedisCluster.from_url(plain, **options)
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(
+            f"a Redis URL is redis://, rediss://, unix:// or redis+cluster://, got {url!r}"
+        )
+    return aioredis.Redis.from_url(url, **options)
+
+
+class RedisCoordination:
+    """The coordination interface on Redis (``await store.start()`` first)."""
+
+    def __init__(
+        self,
+        url: str,
+        visibility_timeout: float = 60.0,
+        clock_ms: Callable[[], int] = wall_ms,
+    ) -> None:
+        self.url = url
+        self.visibility_timeout = visibility_timeout
+        self._now_ms = clock_ms
+        self.client = connect(url)
+        self.consumer = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._commit = self.client.register_script(COMMIT)
+        self._release = self.client.register_script(RELEASE)
+        self._settle = self.client.register_script(SETTLE)
+
+    @unavailable_on_connection_errors
+    async def start(self) -> None:
+        """Creates the job queue's consumer group if it is not there yet."""
+        try:
+            await self.client.xgroup_create(JOBS, GROUP, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+    # --- matches -----------------------------------------------------------------
+
+    async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
+        if not await self._write(data, "new", events, job):
+            raise ValueError(f"match {data.match_id} exists already")
+
+    async def compare_and_set(
+        self, data: MatchData, expected_version: int, events: list[Event], job: BotJob | None
+    ) -> bool:
+        return await self._write(data, str(expected_version), events, job)
+
+    @unavailable_on_connection_errors
+    async def _write(
+        self, data: MatchData, expected: str, events: list[Event], job: BotJob | None
+    ) -> bool:
+        # Ahead of the commit (see the module's docstring). A deadline only
+        # ever moves earlier here, so a change that loses its race cannot
+        # hide the real one; due_matches corrects entries that are early.
+        queued = None
+        if job is not None:
+            queued = await self.client.xadd(JOBS, {**dump_job(job), "attempts": "0"})
+        if data.deadline_ms:
+            await self.client.zadd(DEADLINES, {data.match_id: data.deadline_ms}, lt=True)
+        arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms]
+        for event in events:
+            arguments += [event.ply, event.payload]
+        keys = [data_key(data.match_id), events_key(data.match_id)]
+        stored = bool(await self._commit(keys=keys, args=arguments))
+        if not stored and queued is not None:
+            await self.client.xdel(JOBS, queued)  # a crash before this: the worker drops it
+        if stored and not data.deadline_ms:
+            await self.client.zrem(DEADLINES, data.match_id)
+        return stored
+
+    @unavailable_on_connection_errors
+    async def load(self, match_id: str) -> MatchData | None:
+        raw = await self.client.hget(data_key(match_id), "record")
+        return None if raw is None else load_match(raw)
+
+    @unavailable_on_connection_errors
+    async def match_count(self) -> int:
+        count = 0
+        async for _ in self.client.scan_iter(match="{m:*}:data", count=1000):
+            count += 1
+        return count
+
+    @unavailable_on_connection_errors
+    async def due_matches(self, now_ms: int, limit: int) -> list[str]:
+        due = []
+        ids = await self.client.zrangebyscore(DEADLINES, "-inf", now_ms, start=0, num=limit)
+        for raw in ids:
+            match_id = raw.decode()
+            data = await self.load(match_id)
+            if data is None or not data.deadline_ms:
+                await self.client.zrem(DEADLINES, match_id)
+            elif data.deadline_ms <= now_ms:
+                due.append(match_id)
+            else:  # an entry written ahead of a change that moved the deadline
+                await self.client.zadd(DEADLINES, {match_id: data.deadline_ms})
+        return due
+
+    # --- events ------------------------------------------------------------------
+
+    @unavailable_on_connection_errors
+    async def read_events(self, match_id: str, from_ply: int) -> EventBatch:
+        entries = await self.client.xrange(events_key(match_id), min=f"{from_ply + 1}-0")
+        return self._batch(entries, event_cursor(from_ply))
+
+    @unavailable_on_connection_errors
+    async def wait_events(self, match_id: str, cursor: str, timeout: float) -> EventBatch:
+        block = max(1, round(timeout * 1000))
+        answer = await self.client.xread({events_key(match_id): cursor}, block=block)
+        entries = answer[0][1] if answer else []
+        return self._batch(entries, cursor)
+
+    @staticmethod
+    def _batch(entries: list[tuple[bytes, dict[bytes, bytes]]], cursor: str) -> EventBatch:
+        events = []
+        for entry_id, fields in entries:
+            cursor = entry_id.decode()
+            events.append(Event(int(cursor.split("-")[0]) - 1, fields[b"e"]))
+        return EventBatch(events, cursor)
+
+    # --- bot jobs ------------------------------------------------------------------
+
+    @unavailable_on_connection_errors
+    async def pull_job(self, timeout: float) -> Delivery | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            delivery = await self._pull_once(min(timeout, PULL_SLICE_SECONDS))
+            remaining = deadline - time.monotonic()
+            if delivery is not None or remaining <= 0:
+                return delivery
+            timeout = remaining
+
+    async def _pull_once(self, block: float) -> Delivery | None:
+        """Due retries join the stream; then a job whose worker went quiet
+        past the visibility timeout, else a new one (waiting up to ``block``)."""
+        await self._release(keys=[DELAYED, JOBS], args=[self._now_ms(), 100])
+        idle_ms = round(self.visibility_timeout * 1000)
+        _, claimed, *_ = await self.client.xautoclaim(
+            JOBS, GROUP, self.consumer, idle_ms, start_id="0-0", count=1
+        )
+        if not claimed:
+            answer = await self.client.xreadgroup(
+                GROUP, self.consumer, {JOBS: ">"}, count=1, block=max(1, round(block * 1000))
+            )
+            claimed = answer[0][1] if answer else []
+        for entry_id, fields in claimed:
+            if fields is None:  # deleted meanwhile
+                continue
+            pending = await self.client.xpending_range(JOBS, GROUP, entry_id, entry_id, 1)
+            delivered = pending[0]["times_delivered"] if pending else 1
+            attempt = int(fields.get(b"attempts", b"0")) + delivered
+            return Delivery(entry_id.decode(), load_job(fields), attempt)
+        return None
+
+    async def _settle_job(self, receipt: str, what: str, due_ms: int = 0, reason: str = "") -> None:
+        pending = await self.client.xpending_range(JOBS, GROUP, receipt, receipt, 1)
+        entry = await self.client.xrange(JOBS, receipt, receipt)
+        attempts = int(entry[0][1].get(b"attempts", b"0")) if entry else 0
+        delivered = pending[0]["times_delivered"] if pending else 0
+        await self._settle(
+            keys=[JOBS, DELAYED, DEAD],
+            args=[receipt, what, due_ms, attempts + delivered, reason, KEEP_DEAD_LETTERS],
+        )
+
+    @unavailable_on_connection_errors
+    async def ack_job(self, receipt: str) -> None:
+        await self._settle_job(receipt, "ack")
+
+    @unavailable_on_connection_errors
+    async def retry_job(self, receipt: str, delay: float) -> None:
+        await self._settle_job(receipt, "retry", due_ms=self._now_ms() + round(delay * 1000))
+
+    @unavailable_on_connection_errors
+    async def dead_letter(self, receipt: str, reason: str) -> None:
+        await self._settle_job(receipt, "dead", reason=reason)
+
+    @unavailable_on_connection_errors
+    async def dead_letters(self) -> list[DeadLetter]:
+        entries = await self.client.xrange(DEAD)
+        return [
+            DeadLetter(load_job(fields), fields.get(b"reason", b"").decode())
+            for _, fields in entries
+        ]
+
+    @unavailable_on_connection_errors
+    async def queue_depth(self) -> int:
+        length = await self.client.xlen(JOBS)
+        summary = await self.client.xpending(JOBS, GROUP)
+        delayed = await self.client.zcard(DELAYED)
+        return int(length) - int(summary["pending"]) + int(delayed)
