@@ -6,14 +6,15 @@ a match service needs (bot turns, the clock sweeper, the queue gauges)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
 from services import ai_service, match_service, rules_service
 from services.ai_service import AIPool, Priority
+from services.background import keep_running
 from services.coordination import Coordination, MemoryCoordination
+from services.coordination.redis import RedisCoordination
 from services.limits import RateLimiter
 from services.match_service import Matches
 from services.metrics import AI_QUEUE_DEPTH, serve_metrics
@@ -25,10 +26,16 @@ GAUGE_SECONDS = 1.0
 
 
 class App:
-    """A server with some or all of the services (all by default);
-    ``await app.start()``, later ``await app.stop()``. The match service
-    brings the bot runners and the clock sweeper; bots and AIService share
-    the AI pool."""
+    """Some or all of the services on one port (all by default), and the bot
+    runners; ``await app.start()``, later ``await app.stop()``.
+
+    - The match service brings the clock sweeper. Bot runners play bot seats
+      (``bots``; by default wherever the match service runs); with Redis they
+      may run in other processes, as ``meeple worker`` does: no services, only
+      bot runners.
+    - Bots and AIService share the AI pool.
+    - Coordination is in memory, or on Redis with ``redis_url``.
+    """
 
     def __init__(
         self,
@@ -38,17 +45,23 @@ class App:
         services: tuple[str, ...] = SERVICE_NAMES,
         metrics_port: int | None = None,
         settings: Settings | None = None,
+        bots: bool | None = None,
+        redis_url: str | None = None,
     ) -> None:
         unknown = set(services) - set(SERVICE_NAMES)
-        if unknown or not services:
+        if unknown:
             raise ValueError(f"services are some of {', '.join(SERVICE_NAMES)}, got {services}")
         self.address = address
         self.services = services
+        self.bots = "match" in services if bots is None else bots
+        if not services and not self.bots:
+            raise ValueError("an app runs at least one service or the bot runners")
         self.metrics_port = metrics_port
         self.settings = settings or Settings()
-        self.coordination = coordination or MemoryCoordination(
-            visibility_timeout=self.settings.bot_visibility_timeout
-        )
+        timeout = self.settings.bot_visibility_timeout
+        if coordination is None and redis_url is not None:
+            coordination = RedisCoordination(redis_url, visibility_timeout=timeout)
+        self.coordination = coordination or MemoryCoordination(visibility_timeout=timeout)
         self.matches = Matches(self.coordination, self.settings)
         self.pool = AIPool(
             workers,
@@ -63,7 +76,7 @@ class App:
 
     @property
     def uses_pool(self) -> bool:
-        return "ai" in self.services or "match" in self.services
+        return "ai" in self.services or self.bots
 
     async def start(self) -> int:
         settings = self.settings
@@ -79,16 +92,19 @@ class App:
             limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
             for service in services:
                 service.servicer.rate_limiter = limiter
+        await self.coordination.start()
         if self.uses_pool:
             await self.pool.start()
-        self.server = build_server(services, self.address)
-        self.port = self.server.port
-        await self.server.start()
+        if services:
+            self.server = build_server(services, self.address)
+            self.port = self.server.port
+            await self.server.start()
         if self.metrics_port is not None:
             self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)
             self.metrics_port = self._metrics.server_port
         if "match" in self.services:
             self._spawn(lambda: match_service.run_sweeper(self.matches, self._stop))
+        if self.bots:
             for _ in range(self.pool.workers):
                 self._spawn(
                     lambda: match_service.run_bot_turns(self.matches, self.pool, self._stop)
@@ -103,14 +119,15 @@ class App:
     async def _sample_queues(self) -> None:
         """Keeps the queue-depth gauges current: bot turns in the job queue
         and the pool's queue, and hints in the pool's queue."""
-        while not self._stop.is_set():
+
+        async def sample() -> None:
             bots = self.pool.waiting(Priority.BOT_SEAT)
-            if "match" in self.services:
+            if self.bots:  # the job queue (shared by every runner: the same number in each)
                 bots += await self.coordination.queue_depth()
             AI_QUEUE_DEPTH.labels("bot_seat").set(bots)
             AI_QUEUE_DEPTH.labels("hint").set(self.pool.waiting(Priority.HINT))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), GAUGE_SECONDS)
+
+        await keep_running("queue gauges", sample, self._stop, GAUGE_SECONDS)
 
     async def stop(self, grace: float = GRACE_SECONDS) -> None:
         if self.server is not None:
@@ -121,3 +138,4 @@ class App:
         if self.uses_pool:
             await self.pool.stop()  # a bot runner waiting on a decision stops too
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.coordination.close()

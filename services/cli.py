@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
 import random
 from pathlib import Path
 from typing import Annotated, Any
@@ -135,23 +137,44 @@ def _tournament_table(result: TournamentResult) -> Table:
     return table
 
 
-async def _run_app(
-    address: str, workers: int, services: tuple[str, ...], label: str, metrics_port: int
-) -> None:
+RedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--redis",
+        envvar="MEEPLE_REDIS_URL",
+        help="Coordinate through Redis: redis://HOST:PORT/DB, or redis+cluster://HOST:PORT "
+        "for a Redis Cluster (default: in memory, this process only).",
+    ),
+]
+HostOption = Annotated[str, typer.Option(help="Address to listen on.")]
+PortOption = Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")]
+WorkersOption = Annotated[int, typer.Option(min=1, help="AI worker processes.")]
+MetricsOption = Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")]
+
+
+async def _run_app(label: str, address: str, metrics_port: int, **options: Any) -> None:
     from services.app import App
     from services.server import wait_for_signal
     from services.settings import Settings
 
+    logging.basicConfig(
+        level=os.environ.get("MEEPLE_LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         settings = Settings.from_env()
+        app_ = App(address, metrics_port=metrics_port, settings=settings, **options)
     except ValueError as error:
         console.print(f"[red]bad setting[/red]: {error}")
         raise typer.Exit(2) from None
-    app_ = App(address, workers, services=services, metrics_port=metrics_port, settings=settings)
     port = await app_.start()
     host = address.rsplit(":", 1)[0]
-    console.print(f"meeple {label} listening on {host}:{port} (Ctrl-C or SIGTERM stops)")
-    console.print(f"metrics: http://{host}:{app_.metrics_port}/metrics")
+    where = "Redis" if options.get("redis_url") else "memory"
+    if app_.server is not None:
+        console.print(f"meeple {label} listening on {host}:{port}, coordination in {where}")
+    else:
+        console.print(f"meeple {label} running, coordination in {where}")
+    console.print(f"metrics: http://{host}:{app_.metrics_port}/metrics (Ctrl-C or SIGTERM stops)")
     await wait_for_signal()
     console.print("shutting down")
     await app_.stop()
@@ -159,34 +182,82 @@ async def _run_app(
 
 @app.command()
 def up(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
-    workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
-    metrics_port: Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")] = 9464,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 50051,
+    workers: WorkersOption = 1,
+    metrics_port: MetricsOption = 9464,
+    redis: RedisOption = None,
 ) -> None:
-    """Runs every service in one process on one port, coordination in memory.
+    """Runs every service and the bot runners in one process on one port.
     Limits and lifetimes come from MEEPLE_* environment variables (see README)."""
     from services.app import SERVICE_NAMES
 
     label = "rules, AI and match services"
-    asyncio.run(_run_app(f"{host}:{port}", workers, SERVICE_NAMES, label, metrics_port))
+    asyncio.run(
+        _run_app(
+            label,
+            f"{host}:{port}",
+            metrics_port,
+            workers=workers,
+            services=SERVICE_NAMES,
+            bots=True,
+            redis_url=redis,
+        )
+    )
 
 
 @app.command()
 def serve(
     service_name: Annotated[str, typer.Argument(metavar="SERVICE", help="rules, ai or match.")],
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")] = 50051,
-    workers: Annotated[int, typer.Option(min=1, help="AI worker processes.")] = 1,
-    metrics_port: Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")] = 9464,
+    host: HostOption = "127.0.0.1",
+    port: PortOption = 50051,
+    workers: WorkersOption = 1,
+    metrics_port: MetricsOption = 9464,
+    redis: RedisOption = None,
 ) -> None:
-    """Runs one service (with health and reflection); match brings its bot workers."""
+    """Runs one service (with health and reflection). In memory, match also
+    plays its bot seats; with Redis, `meeple worker` processes play them."""
     from services.app import SERVICE_NAMES
 
     if service_name not in SERVICE_NAMES:
         raise typer.BadParameter(f"choose one of {', '.join(SERVICE_NAMES)}", param_hint="SERVICE")
+    bots = service_name == "match" and redis is None
     label = f"{service_name} service"
-    asyncio.run(_run_app(f"{host}:{port}", workers, (service_name,), label, metrics_port))
+    asyncio.run(
+        _run_app(
+            label,
+            f"{host}:{port}",
+            metrics_port,
+            workers=workers,
+            services=(service_name,),
+            bots=bots,
+            redis_url=redis,
+        )
+    )
+
+
+@app.command()
+def worker(
+    redis: RedisOption = None,
+    workers: WorkersOption = 1,
+    host: Annotated[str, typer.Option(help="Address of the metrics endpoint.")] = "127.0.0.1",
+    metrics_port: MetricsOption = 9465,
+) -> None:
+    """Plays bot seats: takes bot turns from the Redis job queue and thinks
+    in AI worker processes. Needs only Redis; start any number, anywhere."""
+    if redis is None:
+        raise typer.BadParameter("a worker needs --redis URL (or MEEPLE_REDIS_URL)")
+    asyncio.run(
+        _run_app(
+            "bot worker",
+            f"{host}:0",
+            metrics_port,
+            workers=workers,
+            services=(),
+            bots=True,
+            redis_url=redis,
+        )
+    )
 
 
 def describe(event: Any) -> str:

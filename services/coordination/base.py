@@ -107,6 +107,14 @@ class Coordination(Protocol):
     """The state services share. Every write of a match is one atomic step:
     the record, the events it appends and the bot job it queues."""
 
+    async def start(self) -> None:
+        """Connects and prepares what the store needs (a consumer group)."""
+        ...
+
+    async def close(self) -> None:
+        """Lets go of connections."""
+        ...
+
     async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
         """Stores a new match, its first events and its first job; the id must be new."""
         ...

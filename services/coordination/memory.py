@@ -58,6 +58,12 @@ class MemoryCoordination:
         self._job_ready = asyncio.Condition()
         self._sequence = itertools.count()
 
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
     # --- matches ---------------------------------------------------------------
 
     async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:

@@ -32,7 +32,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -145,8 +145,8 @@ def event_cursor(ply: int) -> str:
 
 
 def unavailable_on_connection_errors(
-    method: Callable[P, Awaitable[T]],
-) -> Callable[P, Awaitable[T]]:
+    method: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
     """Connection errors that outlast the retries become ``Unavailable``."""
 
     @functools.wraps(method)

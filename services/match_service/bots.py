@@ -22,6 +22,7 @@ from meeple.v1 import game_pb2 as pb
 from ai.bots import make_bot
 from services.ai_service.pool import AIPool, Priority
 from services.ai_service.worker import PICKLED_STATE
+from services.background import keep_running
 from services.convert import action_to_proto
 from services.coordination import BotJob, Delivery, MatchData
 from services.errors import Aborted
@@ -123,7 +124,10 @@ async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
 
 async def run_bot_turns(m: Matches, pool: AIPool, stop: asyncio.Event) -> None:
     """Takes bot jobs until ``stop`` is set."""
-    while not stop.is_set():
+
+    async def take_one() -> None:
         delivery = await m.coordination.pull_job(timeout=0.2)
         if delivery is not None:
             await handle(m, pool, delivery)
+
+    await keep_running("bot runner", take_one, stop)

@@ -253,9 +253,7 @@ def bot_job(change: Change, state: State) -> BotJob | None:
     seat = seat_to_act(data, state)
     if seat is None or data.seat_kinds[seat] != BOT:
         return None
-    return BotJob(
-        data.match_id, data.ply, seat, data.bot_specs[seat], change.now_ms, data.version
-    )
+    return BotJob(data.match_id, data.ply, seat, data.bot_specs[seat], change.now_ms, data.version)
 
 
 async def commit(m: Matches, change: Change, state: State) -> None:

@@ -6,9 +6,9 @@ several servers may sweep at once)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
+from services.background import keep_running
 from services.errors import Aborted, NotFound
 from services.match_service import logic
 from services.match_service.logic import Matches
@@ -31,7 +31,4 @@ async def sweep(m: Matches) -> int:
 
 
 async def run_sweeper(m: Matches, stop: asyncio.Event) -> None:
-    while not stop.is_set():
-        await sweep(m)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), m.settings.sweep_interval)
+    await keep_running("clock sweeper", lambda: sweep(m), stop, m.settings.sweep_interval)
