@@ -55,7 +55,7 @@ class Meeple:
         deadline = time.monotonic() + seconds
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.process.poll() is not None and self._lines.empty():
+            if remaining <= 0 or (self.process.poll() is not None and self._lines.empty()):
                 raise AssertionError(
                     f"meeple {' '.join(self.args)} did not print {pattern!r}:\n{self.output()}"
                 )
