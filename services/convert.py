@@ -79,7 +79,7 @@ def _volta_options(volta: pb.VoltaOptions) -> dict[str, Any]:
     if volta.HasField("swap_every"):
         options["swap_every"] = volta.swap_every
     if volta.HasField("first_player"):
-        options["first_player"] = volta.first_player
+        options["first_seat"] = volta.first_player
     return options
 
 
@@ -105,7 +105,7 @@ def config_of(game: Game) -> pb.GameConfig:
                 dents=[dents[d] for d in options["dents"]],
                 rider_masses_kg=list(options["rider_masses"]),
                 swap_every=options["swap_every"],
-                first_player=options["first_player"],
+                first_player=options["first_seat"],
             )
         )
     return config

@@ -4,6 +4,7 @@ pushes and how hard. Validation, text form and sampling live here."""
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from dataclasses import dataclass
 
@@ -54,9 +55,15 @@ def action_space(physics: Physics = DEFAULT_PHYSICS) -> ActionSpace:
 
 
 def _check_number(name: str, value: object, bounds: tuple[float, float]) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    # Any real number: int, float, Fraction, numpy's float32 and int64 (which
+    # register as numbers.Real); a bool is a flag, not a number (numpy's
+    # bool_ is no numbers.Real at all).
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise MalformedAction(f"flick {name} must be a number, got {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        raise MalformedAction(f"flick {name} is far outside the bounds: {value!r}") from None
     if not math.isfinite(number):
         raise MalformedAction(f"flick {name} must be finite, got {value!r}")
     low, high = bounds
@@ -70,13 +77,13 @@ def validate(flick: object, physics: Physics = DEFAULT_PHYSICS) -> Flick:
     wrong with it (wrong type, side not 0..3, a value out of bounds, NaN, inf)."""
     if not isinstance(flick, Flick):
         raise MalformedAction(f"a Volta action is a Flick, got {type(flick).__name__}: {flick!r}")
-    if isinstance(flick.side, bool) or not isinstance(flick.side, int):
+    if isinstance(flick.side, bool) or not isinstance(flick.side, numbers.Integral):
         raise MalformedAction(f"flick side must be an int 0..3, got {flick.side!r}")
     if not 0 <= flick.side < SIDES:
         raise MalformedAction(f"flick side must be 0..3, got {flick.side!r}")
     space = action_space(physics)
     return Flick(
-        side=flick.side,
+        side=int(flick.side),
         offset=_check_number("offset", flick.offset, space.offset),
         angle=_check_number("angle", flick.angle, space.angle),
         impulse=_check_number("impulse", flick.impulse, space.impulse),
@@ -116,8 +123,16 @@ def parse(text: str, physics: Physics = DEFAULT_PHYSICS) -> Flick:
     return validate(flick, physics)
 
 
+def check_count(n: object) -> int:
+    """``n`` for ``sample``: a count, so an int >= 0 (a ValueError otherwise)."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"the number of flicks to sample must be an int >= 0, got {n!r}")
+    return int(n)
+
+
 def sample(n: int, rng: random.Random, physics: Physics = DEFAULT_PHYSICS) -> list[Flick]:
     """``n`` flicks drawn uniformly from the action space with ``rng``."""
+    n = check_count(n)
     space = action_space(physics)
     return [
         Flick(

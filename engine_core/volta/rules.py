@@ -37,12 +37,12 @@ def _pair(name: str, value: Any) -> tuple[Any, Any]:
 
 class VoltaGame:
     """``load_game("volta", dents=("large", "large"), rider_masses=(0.0055, 0.0055),
-    swap_every=0, first_player=0)``.
+    swap_every=0, first_seat=0)``.
 
     ``dents`` is each player's dent side (the handicap: "small" is harder);
     ``rider_masses`` the mass (kg) of each player's marble; with
     ``swap_every=5`` the players exchange steeds and riders after every five
-    points (the dent sides stay with the players); ``first_player`` flicks first.
+    points (the dent sides stay with the players); ``first_seat`` flicks first.
     """
 
     name = "volta"
@@ -64,7 +64,7 @@ class VoltaGame:
             DEFAULT_PHYSICS.rider_mass,
         ),
         swap_every: int = 0,
-        first_player: int = 0,
+        first_seat: int = 0,
     ) -> None:
         self.physics: Physics = DEFAULT_PHYSICS
         pair = _pair("dents", dents)
@@ -82,9 +82,9 @@ class VoltaGame:
         if type(swap_every) is not int or swap_every not in SWAP_CHOICES:
             raise ValueError(f"volta: swap_every must be 0 or 5, got {swap_every!r}")
         self.swap_every = swap_every
-        if type(first_player) is not int or first_player not in (0, 1):
-            raise ValueError(f"volta: first_player must be 0 or 1, got {first_player!r}")
-        self.first_player = first_player
+        if type(first_seat) is not int or first_seat not in (0, 1):
+            raise ValueError(f"volta: first_seat must be 0 or 1, got {first_seat!r}")
+        self.first_seat = first_seat
 
     def num_players(self) -> int:
         return NUM_PLAYERS
@@ -94,7 +94,7 @@ class VoltaGame:
             "dents": self.dents,
             "rider_masses": self.rider_masses,
             "swap_every": self.swap_every,
-            "first_player": self.first_player,
+            "first_seat": self.first_seat,
         }
 
     def action_space(self) -> ActionSpace:
@@ -113,8 +113,8 @@ class VoltaState:
 
     def __init__(self, game: VoltaGame) -> None:
         self.game = game
-        self.scores = [0, 0]
-        self._player = game.first_player
+        self._scores = [0, 0]
+        self._player = game.first_seat
         self._history: list[Flick] = []
         self.world = World(game.physics)
         self._equip()
@@ -125,7 +125,7 @@ class VoltaState:
         """Whether the players have exchanged steeds and riders (every
         ``swap_every`` points, when that option is on)."""
         every = self.game.swap_every
-        return every > 0 and (sum(self.scores) // every) % 2 == 1
+        return every > 0 and (sum(self._scores) // every) % 2 == 1
 
     def rider_mass(self, seat: int) -> float:
         """The mass of the marble that ``seat`` rides with now."""
@@ -143,14 +143,18 @@ class VoltaState:
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else self._player
 
+    def scores(self) -> list[int]:
+        """Points won so far, by seat."""
+        return list(self._scores)
+
     def is_terminal(self) -> bool:
-        high, low = max(self.scores), min(self.scores)
+        high, low = max(self._scores), min(self._scores)
         return high >= WINNING_SCORE and high - low >= WINNING_LEAD
 
     def winner(self) -> int | None:
         if not self.is_terminal():
             return None
-        return 0 if self.scores[0] > self.scores[1] else 1
+        return 0 if self._scores[0] > self._scores[1] else 1
 
     def returns(self) -> list[float]:
         winner = self.winner()
@@ -176,7 +180,9 @@ class VoltaState:
         return flicks.representative(self.game.physics)
 
     def sample_actions(self, n: int, rng: random.Random) -> list[Flick]:
-        """``n`` flicks drawn uniformly from the action space."""
+        """``n`` flicks drawn uniformly from the action space (none once the
+        match is over); a negative or non-integer ``n`` is a ValueError."""
+        flicks.check_count(n)
         if self.is_terminal():
             return []
         return flicks.sample(n, rng, self.game.physics)
@@ -198,7 +204,7 @@ class VoltaState:
         if result.point_to is None:
             self._player = 1 - self._player
         else:
-            self.scores[result.point_to] += 1
+            self._scores[result.point_to] += 1
             self._player = 1 - result.point_to  # the loser of the point starts
             self._equip()
         return result
@@ -245,7 +251,7 @@ class VoltaState:
     def clone(self) -> VoltaState:
         state = VoltaState.__new__(VoltaState)
         state.game = self.game
-        state.scores = list(self.scores)
+        state._scores = list(self._scores)
         state._player = self._player
         state._history = list(self._history)
         state.world = self.world.copy()
@@ -258,7 +264,7 @@ class VoltaState:
         poses = tuple(self.world.steed(seat)[:3] for seat in range(NUM_PLAYERS))
         return (
             _restore,
-            (self.game, tuple(self.scores), self._player, tuple(self._history), poses),
+            (self.game, tuple(self._scores), self._player, tuple(self._history), poses),
         )
 
     def history(self) -> list[Flick]:
@@ -277,12 +283,12 @@ class VoltaState:
             f"{'AB'[seat]}: {self.game.dents[seat]} dent, {self.rider_mass(seat) * 1000:g} g"
             for seat in range(NUM_PLAYERS)
         )
-        lines.append(f"score {self.scores[0]}-{self.scores[1]} | {status}")
+        lines.append(f"score {self._scores[0]}-{self._scores[1]} | {status}")
         lines.append(steeds)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        score = f"{self.scores[0]}-{self.scores[1]}"
+        score = f"{self._scores[0]}-{self._scores[1]}"
         return f"<{self.game!r} score {score} after {len(self._history)} flicks>"
 
 
@@ -295,7 +301,7 @@ def _restore(
 ) -> VoltaState:
     """Rebuilds a pickled state (see VoltaState.__reduce__)."""
     state = VoltaState(game)
-    state.scores = list(scores)
+    state._scores = list(scores)
     state._player = player
     state._history = list(history)
     state._equip()  # the riders' marbles depend on the score (swaps)

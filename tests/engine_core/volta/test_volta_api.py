@@ -51,6 +51,12 @@ BAD_FLICKS: list[tuple[Any, str]] = [
     (Flick(0, 0.0, 0.0, float("inf")), "impulse"),
     (Flick(0, 0.0, 0.0, float("nan")), "impulse"),
     (Flick(0, 0.0, 0.0, "0.01"), "impulse"),  # type: ignore[arg-type]
+    (Flick(0, 10**400, 0.0, 0.01), "offset"),  # too large for a float
+    (Flick(0, 0.0, -(10**400), 0.01), "angle"),
+    (Flick(0, 0.0, 0.0, 10**400), "impulse"),
+    (Flick(10**400, 0.0, 0.0, 0.01), "side"),
+    (Flick(0, 0.0, 0.0, complex(0.01)), "impulse"),  # type: ignore[arg-type]
+    (Flick(0, 0.0, 0.0, None), "impulse"),  # type: ignore[arg-type]
 ]
 
 
@@ -60,12 +66,12 @@ def test_malformed_flicks_are_refused_with_a_reason_and_change_nothing(
 ) -> None:
     state = new_state()
     state.apply_action(Flick(1, 0.1, 0.0, 0.004))
-    before = (state.world.snapshot(), list(state.scores), state.history(), state.current_player())
+    before = (state.world.snapshot(), list(state.scores()), state.history(), state.current_player())
     with pytest.raises(MalformedAction, match=reason):
         state.apply_action(flick)
     with pytest.raises(engine_core.IllegalAction):
         state.simulate(flick)
-    after = (state.world.snapshot(), list(state.scores), state.history(), state.current_player())
+    after = (state.world.snapshot(), list(state.scores()), state.history(), state.current_player())
     assert after == before
 
 
@@ -103,6 +109,41 @@ def test_strings_and_reprs_round_trip(flick: Flick) -> None:
     text = state.action_to_string(flick)
     assert state.string_to_action(text) == flick
     assert eval(repr(flick), {"Flick": Flick}) == flick
+
+
+def test_numpy_and_other_real_numbers_are_flick_fields_like_floats() -> None:
+    """A client computing flicks with numpy may send float32 (which is no
+    Python float) or int64: they mean the float they stand for."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    plain = new_state()
+    plain.apply_action(Flick(2, float(np.float32(0.25)), 0.1, float(np.float32(0.02))))
+    for flick in [
+        Flick(np.int64(2), np.float32(0.25), np.float64(0.1), np.float32(0.02)),  # type: ignore[arg-type]
+        Flick(2, np.float32(0.25), 0.1, np.float32(0.02)),  # type: ignore[arg-type]
+    ]:
+        state = new_state()
+        state.apply_action(flick)
+        assert state.world.snapshot() == plain.world.snapshot()
+        assert state.history() == plain.history()
+        recorded = state.history()[0]
+        assert [type(v) for v in (recorded.offset, recorded.angle, recorded.impulse)] == [float] * 3
+        assert type(recorded.side) is int
+    fraction = new_state()
+    fraction.apply_action(Flick(2, Fraction(1, 4), Fraction(1, 10), Fraction(1, 50)))
+    assert fraction.history() == [Flick(2, 0.25, 0.1, 0.02)]
+    with pytest.raises(MalformedAction, match="side"):
+        new_state().apply_action(Flick(np.bool_(True), 0.0, 0.0, 0.02))  # type: ignore[arg-type]
+    with pytest.raises(MalformedAction, match="impulse"):
+        new_state().apply_action(Flick(0, 0.0, 0.0, np.float32("nan")))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("count", [-1, -(10**30), 1.5, 2.0, True, "3", None])
+def test_sample_actions_wants_a_count(count: Any) -> None:
+    with pytest.raises(ValueError, match="int >= 0"):
+        new_state().sample_actions(count, random.Random(0))
 
 
 def test_sample_actions_is_seeded_and_in_bounds() -> None:
@@ -161,7 +202,7 @@ def test_seeded_games_replay_bit_identically() -> None:
     first, first_log = play(11, record=True)
     second, second_log = play(11, record=True)
     assert first.world.snapshot() == second.world.snapshot()
-    assert first.scores == second.scores
+    assert first.scores() == second.scores()
     assert first.history() == second.history()
     assert first_log == second_log  # frames and events, float for float
     replay = new_state(dents=("large", "small"), rider_masses=(0.005, 0.007), swap_every=5)
@@ -173,10 +214,10 @@ def test_seeded_games_replay_bit_identically() -> None:
 def test_random_games_end_with_zero_sum_returns() -> None:
     for seed in range(3):
         state, _ = play(seed, record=False)
-        assert state.is_terminal(), state.scores
+        assert state.is_terminal(), state.scores()
         assert sum(state.returns()) == 0.0
         assert sorted(state.returns()) == [-1.0, 1.0]
-        high, low = max(state.scores), min(state.scores)
+        high, low = max(state.scores()), min(state.scores())
         assert (high >= 10 and high - low == 2) or (high == 10 and low <= 8)
 
 
@@ -204,7 +245,7 @@ rng = random.Random(3)
 while not state.is_terminal() and len(state.history()) < 40:
     f = state.sample_actions(1, rng)[0]
     state.apply_action(Flick(f.side, f.offset, f.angle, f.impulse * rng.random() ** 2))
-print(repr(state.world.snapshot()), state.scores)
+print(repr(state.world.snapshot()), state.scores())
 """
 
 
@@ -259,7 +300,7 @@ def test_states_pickle_for_worker_processes() -> None:
         state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.0, 0.02)))
     for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
         assert twin.history() == state.history()
-        assert twin.scores == state.scores
+        assert twin.scores() == state.scores()
         assert twin.current_player() == state.current_player()
         assert str(twin) == str(state)
         for seat in (0, 1):

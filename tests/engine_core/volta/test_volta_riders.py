@@ -30,7 +30,7 @@ def test_gentle_flick_keeps_own_rider_and_passes_the_turn(side: int) -> None:
     assert not [e for e in result.events if e.kind == "rider_fall"]
     assert state.world.rider(0)[0] == SEATED_STATE
     assert state.current_player() == 1
-    assert state.scores == [0, 0]
+    assert state.scores() == [0, 0]
 
 
 @pytest.mark.parametrize("side", [0, 1, 2, 3])
@@ -42,7 +42,7 @@ def test_maximal_flick_throws_own_rider_point_to_opponent(side: int) -> None:
     assert falls[0].seat == 0
     assert falls[0].time < DEFAULT_PHYSICS.flick_duration  # thrown during the push
     assert result.point_to == 1
-    assert state.scores == [0, 1]
+    assert state.scores() == [0, 1]
     assert state.current_player() == 0  # the loser of the point flicks first
 
 
@@ -130,7 +130,7 @@ def test_recorded_frames_follow_the_rider() -> None:
     riders = [f.steeds[0].rider for f in result.frames]
     assert riders[0] == "seated"
     assert riders[-1] == "fallen"
-    assert state.scores == [0, 0]
+    assert state.scores() == [0, 0]
     assert state.history() == []
 
 

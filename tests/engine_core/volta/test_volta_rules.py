@@ -37,7 +37,11 @@ def test_starting_position() -> None:
     state = new_state()
     assert at_start(state)
     assert state.current_player() == 0
-    assert new_state(first_player=1).current_player() == 1
+    assert new_state(first_seat=1).current_player() == 1
+    scores = state.scores()
+    assert scores == [0, 0]
+    scores[0] = 5  # a copy: the state's own score is unchanged
+    assert state.scores() == [0, 0]
     assert not state.is_chance_node()
     assert state.chance_outcomes() == []
     assert state.returns() == [0.0, 0.0]
@@ -55,7 +59,7 @@ def test_pushing_the_opponent_off_the_arena_scores() -> None:
     assert ("steed_fall", 0) not in kinds
     assert ("rider_fall", 0) not in kinds
     assert result.point_to == 0
-    assert state.scores == [1, 0]
+    assert state.scores() == [1, 0]
     assert state.current_player() == 1  # the loser starts
     assert at_start(state)
     assert not result.frames[-1].steeds[1].on_arena
@@ -64,7 +68,7 @@ def test_pushing_the_opponent_off_the_arena_scores() -> None:
 def test_both_steeds_off_gives_the_point_to_the_movers_opponent() -> None:
     """Seat 1, by the west edge, clips seat 0's steed over the edge and slides
     after it, keeping its rider: both steeds off, so seat 0 scores."""
-    state = new_state(first_player=1)
+    state = new_state(first_seat=1)
     # (a scene that keeps this outcome when the flick is changed by a few %)
     state.world.set_steed(1, -0.1089, -0.0197, 0.437)
     state.world.set_steed(0, -0.1116, 0.039, 0.445)
@@ -73,7 +77,7 @@ def test_both_steeds_off_gives_the_point_to_the_movers_opponent() -> None:
     assert {("steed_fall", 0), ("steed_fall", 1), ("collision", None)} <= kinds
     assert ("rider_fall", 1) not in kinds
     assert result.point_to == 0
-    assert state.scores == [1, 0]
+    assert state.scores() == [1, 0]
     assert state.current_player() == 1
 
 
@@ -107,16 +111,16 @@ def play_points(state: VoltaState, winners: list[int]) -> None:
         if state.current_player() == winner:
             state.apply_action(GENTLE)
         assert state.current_player() == 1 - winner
-        before = list(state.scores)
+        before = list(state.scores())
         state.apply_action(THROW_OWN_RIDER)
         before[winner] += 1
-        assert state.scores == before
+        assert state.scores() == before
 
 
 def test_first_to_ten_with_a_lead_of_two() -> None:
     state = new_state()
     play_points(state, [1] * 9)
-    assert state.scores == [0, 9]
+    assert state.scores() == [0, 9]
     assert not state.is_terminal()
     play_points(state, [1])
     assert state.is_terminal()
@@ -130,15 +134,15 @@ def test_first_to_ten_with_a_lead_of_two() -> None:
 def test_ten_nine_plays_on_until_a_lead_of_two() -> None:
     state = new_state()
     play_points(state, [0, 1] * 9)
-    assert state.scores == [9, 9]
+    assert state.scores() == [9, 9]
     play_points(state, [0])
-    assert state.scores == [10, 9]
+    assert state.scores() == [10, 9]
     assert not state.is_terminal()
     play_points(state, [1, 0, 1, 1])
-    assert state.scores == [11, 12]
+    assert state.scores() == [11, 12]
     assert not state.is_terminal()
     play_points(state, [1])
-    assert state.scores == [11, 13]
+    assert state.scores() == [11, 13]
     assert state.is_terminal()
     assert state.returns() == [-1.0, 1.0]
 
@@ -174,7 +178,7 @@ def test_swap_every_five_points_exchanges_the_marbles() -> None:
         {"rider_masses": (0.005, True)},
         {"swap_every": 3},
         {"swap_every": 5.0},
-        {"first_player": 2},
+        {"first_seat": 2},
         {"colour": "red"},
     ],
 )
@@ -191,7 +195,7 @@ def test_options_round_trip() -> None:
         "dents": ("small", "large"),
         "rider_masses": (0.004, 0.006),
         "swap_every": 5,
-        "first_player": 0,
+        "first_seat": 0,
     }
     assert engine_core.load_game("volta", **game.options()).options() == game.options()
     assert game.num_players() == 2
