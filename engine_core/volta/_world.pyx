@@ -17,7 +17,14 @@ from libc.math cimport cos, sin, sqrt
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from engine_core.volta._physics cimport at_rest, lip_slope, refresh_rider, run_to_rest, step
+from engine_core.volta._physics cimport (
+    at_rest,
+    lip_slope,
+    refresh_rider,
+    run_to_rest,
+    step,
+    touching,
+)
 from engine_core.volta._types cimport (
     FALLEN,
     FRAME_DOUBLES,
@@ -303,9 +310,12 @@ cdef class World:
         self.sim.push.cy = h * ny + offset * h * ty
         self.sim.push.jx = impulse * (c * dx - s * dy)
         self.sim.push.jy = impulse * (s * dx + c * dy)
-        # Each flick has its own clock: frames and events count from it.
+        # Each flick has its own clock: frames and events count from it, and
+        # whether the steeds already touch comes from their poses alone.
         self.sim.time = 0.0
         self.sim.steps = 0
+        self.sim.in_contact = touching(&self.sim)
+        self.sim.depth_known = 0
         self.sim.push.end = self.sim.p.duration
         self.sim.push.cos_now = 1.0
 

@@ -25,7 +25,9 @@ class Flick:
     ``angle`` (radians) turns the push away from the side's inward normal
     (positive is counter-clockwise); it is limited by the fingertip's friction
     cone, so a push always goes into the steed. ``impulse`` (N s) is the push's
-    total impulse, from 0 to what a finger can give.
+    total impulse, from the gentlest nudge that still moves the steed (the
+    rulebook's "Move your steed by nudging it": there is no pass) to what a
+    finger can give.
     """
 
     side: int
@@ -37,7 +39,8 @@ class Flick:
 @dataclass(frozen=True)
 class ActionSpace:
     """The bounds of a flick: any Flick inside them (bounds included) is legal
-    whenever the match is not over."""
+    whenever the match is not over. ``impulse[0]`` is the minimum nudge: every
+    legal flick moves the mover's steed (RULES.md, "No pass")."""
 
     sides: tuple[int, ...]
     offset: tuple[float, float]
@@ -50,7 +53,7 @@ def action_space(physics: Physics = DEFAULT_PHYSICS) -> ActionSpace:
         sides=tuple(range(SIDES)),
         offset=(-1.0, 1.0),
         angle=(-physics.max_push_angle, physics.max_push_angle),
-        impulse=(0.0, physics.max_impulse),
+        impulse=(physics.min_impulse, physics.max_impulse),
     )
 
 
@@ -148,21 +151,22 @@ def sample(n: int, rng: random.Random, physics: Physics = DEFAULT_PHYSICS) -> li
 # legal_actions(): a representative grid, since the real space is continuous.
 GRID_OFFSETS = (-0.5, 0.0, 0.5)
 GRID_ANGLE_SHARES = (-0.5, 0.0, 0.5)
-GRID_IMPULSE_SHARES = (0.05, 0.1, 0.2, 0.4, 1.0)
+# The minimum, then shares of the maximum: dense where riders stay on.
+GRID_IMPULSE_SHARES = (0.2, 0.3, 0.45, 1.0)
 
 
 def representative(physics: Physics = DEFAULT_PHYSICS) -> list[Flick]:
     """4 sides x 3 offsets x 3 angles x 5 impulses = 180 flicks spanning the
-    space, with the gentle end dense (that is where riders stay on)."""
+    space, from the minimum nudge up, with the gentle end dense (that is
+    where riders stay on)."""
+    impulses = [physics.min_impulse] + [
+        max(physics.min_impulse, round(share * physics.max_impulse, 9))
+        for share in GRID_IMPULSE_SHARES
+    ]
     return [
-        Flick(
-            side,
-            offset,
-            round(share * physics.max_push_angle, 9),
-            round(power * physics.max_impulse, 9),
-        )
+        Flick(side, offset, round(share * physics.max_push_angle, 9), impulse)
         for side in range(SIDES)
         for offset in GRID_OFFSETS
         for share in GRID_ANGLE_SHARES
-        for power in GRID_IMPULSE_SHARES
+        for impulse in impulses
     ]

@@ -62,15 +62,16 @@ class Physics:
     steed_side: float = 0.05  # a 5 cm square of beech, 18 mm thick
     steed_mass: float = 0.032  # 5 x 5 x 1.8 cm^3 at 720 kg/m^3
     start_offset: float = 0.075  # centres at (-/+ 7.5 cm, 0): "opposite ends"
-    ground_friction: float = 0.3  # varnished wood sliding on wood
+    ground_friction: float = 0.25  # varnished wood sliding on varnished wood
     restitution: float = 0.5  # hardwood on hardwood
     contact_friction: float = 0.3  # steed side on steed side
     ball_radius: float = 0.008  # a 16 mm marble
     rider_mass: float = 0.0055  # 16 mm glass marble (2.5 g/cm^3)
     rolling_resistance: float = 0.01  # marble rolling on wood, force / weight
-    large_dent: Dent = Dent(rim_radius=0.008 * math.sin(math.radians(45.0)))
+    large_dent: Dent = Dent(rim_radius=0.008 * math.sin(math.radians(50.0)))
     small_dent: Dent = Dent(rim_radius=0.008 * math.sin(math.radians(30.0)))
-    flick_duration: float = 0.04  # a brief finger push: 40 ms
+    flick_duration: float = 0.08  # a brief finger push: 80 ms
+    min_impulse: float = 0.012  # N*s: the gentlest nudge, which always moves the steed
     max_impulse: float = 0.1  # N*s: what a fingertip gives a 38 g steed
     max_push_angle: float = math.atan(0.8)  # skin on wood friction cone
     time_step: float = 0.001  # s
@@ -90,6 +91,8 @@ class Physics:
             check_real(field.name, value, low, high)
             if low == 0.0 and field.name in POSITIVE and not value > 0.0:
                 raise ValueError(f"volta: {field.name} must be positive, got {value!r}")
+        if not self.min_impulse < self.max_impulse:
+            raise ValueError("volta: min_impulse must be under max_impulse")
         if not self.start_offset < self.arena_radius:
             raise ValueError("volta: the steeds must start on the arena (start_offset < radius)")
         if self.frame_rate * self.time_step > 1.0:
@@ -130,6 +133,7 @@ PHYSICS_LIMITS: dict[str, tuple[float, float]] = {
     "rider_mass": (0.0, 10.0),
     "rolling_resistance": (0.0, 1.0),
     "flick_duration": (0.0, 10.0),
+    "min_impulse": (0.0, 100.0),
     "max_impulse": (0.0, 100.0),
     "max_push_angle": (0.0, 1.5),  # under pi/2: a push always goes into the steed
     "time_step": (0.0, 0.1),

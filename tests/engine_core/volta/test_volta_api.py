@@ -31,7 +31,8 @@ def test_action_space_bounds() -> None:
     assert SPACE.offset == (-1.0, 1.0)
     assert SPACE.angle == (-DEFAULT_PHYSICS.max_push_angle, DEFAULT_PHYSICS.max_push_angle)
     assert 0 < SPACE.angle[1] < math.pi / 2  # always pushes into the steed
-    assert SPACE.impulse == (0.0, DEFAULT_PHYSICS.max_impulse)
+    assert SPACE.impulse == (DEFAULT_PHYSICS.min_impulse, DEFAULT_PHYSICS.max_impulse)
+    assert 0.0 < SPACE.impulse[0] < SPACE.impulse[1]  # a nudge at the least: no pass
     assert new_state().action_space() == SPACE
 
 
@@ -47,6 +48,9 @@ BAD_FLICKS: list[tuple[Any, str]] = [
     (Flick(0, 0.0, 1.2, 0.01), "angle"),
     (Flick(0, 0.0, float("-inf"), 0.01), "angle"),
     (Flick(0, 0.0, 0.0, -0.001), "impulse"),
+    (Flick(0, 0.0, 0.0, 0.0), "impulse"),  # no pass
+    (Flick(0, 0.0, 0.0, 0.0028), "impulse"),  # once too weak to move the steed
+    (Flick(0, 0.0, 0.0, math.nextafter(DEFAULT_PHYSICS.min_impulse, 0.0)), "impulse"),
     (Flick(0, 0.0, 0.0, 0.2), "impulse"),
     (Flick(0, 0.0, 0.0, float("inf")), "impulse"),
     (Flick(0, 0.0, 0.0, float("nan")), "impulse"),
@@ -65,7 +69,7 @@ def test_malformed_flicks_are_refused_with_a_reason_and_change_nothing(
     flick: Any, reason: str
 ) -> None:
     state = new_state()
-    state.apply_action(Flick(1, 0.1, 0.0, 0.004))
+    state.apply_action(Flick(1, 0.1, 0.0, 0.015))
     before = (state.world.snapshot(), list(state.scores()), state.history(), state.current_player())
     with pytest.raises(MalformedAction, match=reason):
         state.apply_action(flick)
@@ -185,14 +189,20 @@ def test_text_drawing_shows_arena_steeds_riders_and_score() -> None:
     assert "score 0-1 | to flick: seat 0" in str(state)
 
 
+def gentler(flick: Flick, share: float) -> Flick:
+    """``flick`` with its impulse moved towards the minimum by ``share`` (in
+    [0, 1)) squared: mostly gentle, as players are."""
+    low, high = SPACE.impulse
+    return Flick(flick.side, flick.offset, flick.angle, low + (high - low) * share**2)
+
+
 def play(seed: int, record: bool) -> tuple[VoltaState, list[Any]]:
     state = new_state(dents=("large", "small"), rider_masses=(0.005, 0.007), swap_every=5)
     rng = random.Random(seed)
     log = []
     while not state.is_terminal() and len(state.history()) < 300:
         flick = state.sample_actions(1, rng)[0]
-        # mostly gentle, as players are
-        flick = Flick(flick.side, flick.offset, flick.angle, flick.impulse * rng.random() ** 2)
+        flick = gentler(flick, rng.random())
         result = state.apply_flick(flick, record=record)
         log.append(result)
     return state, log
@@ -223,7 +233,7 @@ def test_random_games_end_with_zero_sum_returns() -> None:
 
 def test_clone_and_child_are_independent() -> None:
     state = new_state()
-    flick = Flick(2, 0.3, 0.1, 0.01)
+    flick = Flick(2, 0.3, 0.1, 0.015)
     clone = state.clone()
     child = state.child(flick)
     assert state.history() == []
@@ -244,7 +254,8 @@ state = engine_core.load_game("volta", dents=("large", "small")).new_initial_sta
 rng = random.Random(3)
 while not state.is_terminal() and len(state.history()) < 40:
     f = state.sample_actions(1, rng)[0]
-    state.apply_action(Flick(f.side, f.offset, f.angle, f.impulse * rng.random() ** 2))
+    low, high = state.action_space().impulse
+    state.apply_action(Flick(f.side, f.offset, f.angle, low + (high - low) * rng.random() ** 2))
 print(repr(state.world.snapshot()), state.scores())
 """
 
@@ -297,7 +308,7 @@ def test_states_pickle_for_worker_processes() -> None:
     state = game.new_initial_state()
     rng = random.Random(4)
     for _ in range(12):
-        state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.0, 0.02)))
+        state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.012, 0.02)))
     for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
         assert twin.history() == state.history()
         assert twin.scores() == state.scores()
