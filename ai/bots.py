@@ -7,8 +7,10 @@ A spec is an algorithm name, optionally followed by ``:key=value`` options
     mcts[:iterations=N][:time=SECONDS][:c=UCT_C][:rollout=random|batch|eval][:playouts=N]
     alphabeta | paranoid | brs [:depth=N][:time=SECONDS]
     expectimax[:depth=N]       (games with chance; in volleyball with planned placement)
-    planner[:samples=N][:iterations=N][:elites=N][:robustness=N][:replies=N][:noise=X]
-                               (Volta: cross-entropy flick planning; noise is the hand's shake)
+    planner[:samples=N][:iterations=N][:elites=N][:robustness=N][:replies=N][:followups=N][:noise=X]
+                               (Volta: cross-entropy flick planning; replies and followups are
+                               the budgets of looking past the flick, at the opponent's best
+                               reply and this bot's next flick; noise is the hand's shake)
 
 or a level, ``easy | medium | hard | expert``, which each game maps to one of
 the above (see ``LEVELS``). A bot answers ``bot.choose(state) -> action``.
@@ -113,6 +115,7 @@ OPTION_TYPES: dict[str, dict[str, type]] = {
         "elites": int,
         "robustness": int,
         "replies": int,
+        "followups": int,
         "noise": float,
     },
 }
@@ -134,12 +137,13 @@ def level_spec(game: Game, level: str) -> str:
         else:
             specs = ["greedy", "expectimax:depth=1", "expectimax:depth=2", "expectimax:depth=3"]
     elif game.name == "volta":
-        # Each level also has a steadier hand: easy misses what it aims at.
+        # Each level looks further (the opponent's reply, then its own next
+        # flick) and has a steadier hand: easy misses what it aims at.
         specs = [
             "planner:samples=16:iterations=1:robustness=1:replies=0:noise=0.3",
-            "planner:samples=32:iterations=2:robustness=2:replies=0:noise=0.15",
-            "planner:samples=48:iterations=3:robustness=3:replies=8:noise=0.05",
-            "planner:samples=96:iterations=4:robustness=4:replies=16:noise=0.02",
+            "planner:samples=32:iterations=2:robustness=2:replies=16:noise=0.15",
+            "planner:samples=64:iterations=3:robustness=3:replies=64:followups=32:noise=0.05",
+            "planner:samples=128:iterations=4:robustness=4:replies=256:followups=128:noise=0.02",
         ]
     else:
         specs = ["random", "mcts:iterations=200", "mcts:iterations=1000", "mcts:iterations=4000"]

@@ -14,7 +14,14 @@ LIMITS: dict[str, dict[str, float]] = {
     "paranoid": {"depth": 6, "time": 10.0},
     "brs": {"depth": 6, "time": 10.0},
     "expectimax": {"depth": 3},
-    "planner": {"samples": 500, "iterations": 8, "elites": 500, "robustness": 8, "replies": 64},
+    "planner": {
+        "samples": 500,
+        "iterations": 8,
+        "elites": 500,
+        "robustness": 8,
+        "replies": 256,
+        "followups": 256,
+    },
 }
 
 
