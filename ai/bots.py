@@ -7,8 +7,10 @@ A spec is an algorithm name, optionally followed by ``:key=value`` options
     mcts[:iterations=N][:time=SECONDS][:c=UCT_C][:rollout=random|batch|eval][:playouts=N]
     alphabeta | paranoid | brs [:depth=N][:time=SECONDS]
     expectimax[:depth=N]       (in volleyball with planned placement)
-    planner[:samples=N][:iterations=N][:elites=N][:robustness=N][:replies=N][:noise=X]
-                               (Volta: cross-entropy flick planning; noise is the hand's shake)
+    planner[:samples=N][:iterations=N][:elites=N][:robustness=N][:replies=N][:followups=N][:noise=X]
+                               (Volta: cross-entropy flick planning; replies and followups are
+                               the budgets of looking past the flick, at the opponent's best
+                               reply and this bot's next flick; noise is the hand's shake)
 
 or a level, ``easy | medium | hard | expert``, which each game maps to one of
 the above (``ai.knowledge``). A bot answers ``bot.choose(state) -> action``.

@@ -61,12 +61,13 @@ def volleyball_levels(game: Game) -> Levels:
 
 
 def volta_levels(game: Game) -> Levels:
-    # Each level also has a steadier hand: easy misses what it aims at.
+    # Each level looks further (the opponent's reply, then its own next
+    # flick) and has a steadier hand: easy misses what it aims at.
     return (
         "planner:samples=16:iterations=1:robustness=1:replies=0:noise=0.3",
-        "planner:samples=32:iterations=2:robustness=2:replies=0:noise=0.15",
-        "planner:samples=48:iterations=3:robustness=3:replies=8:noise=0.05",
-        "planner:samples=96:iterations=4:robustness=4:replies=16:noise=0.02",
+        "planner:samples=32:iterations=2:robustness=2:replies=16:noise=0.15",
+        "planner:samples=64:iterations=3:robustness=3:replies=64:followups=32:noise=0.05",
+        "planner:samples=128:iterations=4:robustness=4:replies=256:followups=128:noise=0.02",
     )
 
 

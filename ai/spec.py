@@ -95,6 +95,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "elites": COUNT,
         "robustness": COUNT,
         "replies": Option(int, least=0),  # 0: no check against the opponent's replies
+        "followups": Option(int, least=0),  # 0: no look at its own next flick
         "noise": Option(float, least=0.0, most=1.0),
     },
 }

@@ -15,9 +15,9 @@ Contenders:
   "tank" example): a PivotJoint and a GearJoint from each steed to a static
   body with max_bias = 0 and max_force = mu m g (linear) and mu m g * arm
   (rotational, the square's mean lever arm). The finger push is the same
-  40 ms half-sine force, applied before each step; the step is the same 1 ms,
-  and a body counts as at rest below 1 mm/s and 0.01 rad/s (the friction
-  joints stop it only asymptotically). Restitution 0.5 and contact friction
+  half-sine force over the flick's duration, applied before each step; the
+  step is the same 1 ms, and a body counts as at rest below 1 mm/s and 0.01
+  rad/s (the friction joints stop it only asymptotically). Restitution 0.5 and contact friction
   0.3 are shape values whose products are those numbers. Riders are not
   modelled in pymunk (it has nothing like them): each steed carries its
   marble's mass instead, which is what the core does while a marble is seated.

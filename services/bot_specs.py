@@ -24,7 +24,14 @@ LIMITS: dict[str, dict[str, float]] = {
     "paranoid": {"depth": 6, "time": MAX_SECONDS},
     "brs": {"depth": 6, "time": MAX_SECONDS},
     "expectimax": {"depth": 3},
-    "planner": {"samples": 500, "iterations": 8, "elites": 500, "robustness": 8, "replies": 64},
+    "planner": {
+        "samples": 500,
+        "iterations": 8,
+        "elites": 500,
+        "robustness": 8,
+        "replies": 256,
+        "followups": 256,
+    },
 }
 # Where a game makes a unit of budget dearer: a Volta node simulates a whole
 # flick, and its grid of 180 flicks makes every ply of tree search 180 times

@@ -31,13 +31,21 @@ cdef inline void friction_lookup(const FrictionTable* table, double theta, doubl
         theta += q
     cdef double fa = theta * (TABLE_ANGLES / (0.5 * M_PI))
     cdef double ft = (t + 1.0) * (0.5 * TABLE_SHARES)
+    # Clamped as doubles before the cast, NaN included: the table is never
+    # read out of bounds whatever reaches it.
+    if not fa >= 0.0:
+        fa = 0.0
+    if not ft >= 0.0:
+        ft = 0.0
+    if fa > TABLE_ANGLES:
+        fa = TABLE_ANGLES
+    if ft > TABLE_SHARES:
+        ft = TABLE_SHARES
     cdef int ia = <int>fa, it = <int>ft
     if ia >= TABLE_ANGLES:
         ia = TABLE_ANGLES - 1
     if it >= TABLE_SHARES:
         it = TABLE_SHARES - 1
-    if it < 0:
-        it = 0
     cdef double sa = fa - ia, st = ft - it
     cdef double w00 = (1 - st) * (1 - sa), w01 = (1 - st) * sa
     cdef double w10 = st * (1 - sa), w11 = st * sa

@@ -381,6 +381,15 @@ cdef inline bint overlapping(Sim* s, Contact* c) noexcept nogil:
                        s.b[1].x, s.b[1].y, s.b[1].cos_a, s.b[1].sin_a, c)
 
 
+cdef bint touching(Sim* s) noexcept nogil:
+    """Whether the steeds touch (within CONTACT_GAP): a flick that starts with
+    them touching has no new collision until they part. Worked out from the
+    poses alone, so a flick's events depend on nothing else."""
+    cdef Contact c
+    overlapping(s, &c)
+    return c.depth >= -CONTACT_GAP
+
+
 # --- the step -------------------------------------------------------------
 
 cdef inline double depth_at(Sim* s, Sim* start, double t, Contact* c) noexcept nogil:

@@ -4,6 +4,7 @@ pushes and how hard. Validation, text form and sampling live here."""
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from dataclasses import dataclass
 
@@ -24,7 +25,9 @@ class Flick:
     ``angle`` (radians) turns the push away from the side's inward normal
     (positive is counter-clockwise); it is limited by the fingertip's friction
     cone, so a push always goes into the steed. ``impulse`` (N s) is the push's
-    total impulse, from 0 to what a finger can give.
+    total impulse, from the gentlest nudge that still moves the steed (the
+    rulebook's "Move your steed by nudging it": there is no pass) to what a
+    finger can give.
     """
 
     side: int
@@ -36,7 +39,8 @@ class Flick:
 @dataclass(frozen=True)
 class ActionSpace:
     """The bounds of a flick: any Flick inside them (bounds included) is legal
-    whenever the match is not over."""
+    whenever the match is not over. ``impulse[0]`` is the minimum nudge: every
+    legal flick moves the mover's steed (RULES.md, "No pass")."""
 
     sides: tuple[int, ...]
     offset: tuple[float, float]
@@ -49,14 +53,20 @@ def action_space(physics: Physics = DEFAULT_PHYSICS) -> ActionSpace:
         sides=tuple(range(SIDES)),
         offset=(-1.0, 1.0),
         angle=(-physics.max_push_angle, physics.max_push_angle),
-        impulse=(0.0, physics.max_impulse),
+        impulse=(physics.min_impulse, physics.max_impulse),
     )
 
 
 def _check_number(name: str, value: object, bounds: tuple[float, float]) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    # Any real number: int, float, Fraction, numpy's float32 and int64 (which
+    # register as numbers.Real); a bool is a flag, not a number (numpy's
+    # bool_ is no numbers.Real at all).
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise MalformedAction(f"flick {name} must be a number, got {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        raise MalformedAction(f"flick {name} is far outside the bounds: {value!r}") from None
     if not math.isfinite(number):
         raise MalformedAction(f"flick {name} must be finite, got {value!r}")
     low, high = bounds
@@ -70,13 +80,13 @@ def validate(flick: object, physics: Physics = DEFAULT_PHYSICS) -> Flick:
     wrong with it (wrong type, side not 0..3, a value out of bounds, NaN, inf)."""
     if not isinstance(flick, Flick):
         raise MalformedAction(f"a Volta action is a Flick, got {type(flick).__name__}: {flick!r}")
-    if isinstance(flick.side, bool) or not isinstance(flick.side, int):
+    if isinstance(flick.side, bool) or not isinstance(flick.side, numbers.Integral):
         raise MalformedAction(f"flick side must be an int 0..3, got {flick.side!r}")
     if not 0 <= flick.side < SIDES:
         raise MalformedAction(f"flick side must be 0..3, got {flick.side!r}")
     space = action_space(physics)
     return Flick(
-        side=flick.side,
+        side=int(flick.side),
         offset=_check_number("offset", flick.offset, space.offset),
         angle=_check_number("angle", flick.angle, space.angle),
         impulse=_check_number("impulse", flick.impulse, space.impulse),
@@ -116,8 +126,16 @@ def parse(text: str, physics: Physics = DEFAULT_PHYSICS) -> Flick:
     return validate(flick, physics)
 
 
+def check_count(n: object) -> int:
+    """``n`` for ``sample``: a count, so an int >= 0 (a ValueError otherwise)."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"the number of flicks to sample must be an int >= 0, got {n!r}")
+    return int(n)
+
+
 def sample(n: int, rng: random.Random, physics: Physics = DEFAULT_PHYSICS) -> list[Flick]:
     """``n`` flicks drawn uniformly from the action space with ``rng``."""
+    n = check_count(n)
     space = action_space(physics)
     return [
         Flick(
@@ -133,21 +151,22 @@ def sample(n: int, rng: random.Random, physics: Physics = DEFAULT_PHYSICS) -> li
 # legal_actions(): a representative grid, since the real space is continuous.
 GRID_OFFSETS = (-0.5, 0.0, 0.5)
 GRID_ANGLE_SHARES = (-0.5, 0.0, 0.5)
-GRID_IMPULSE_SHARES = (0.05, 0.1, 0.2, 0.4, 1.0)
+# The minimum, then shares of the maximum: dense where riders stay on.
+GRID_IMPULSE_SHARES = (0.2, 0.3, 0.45, 1.0)
 
 
 def representative(physics: Physics = DEFAULT_PHYSICS) -> list[Flick]:
     """4 sides x 3 offsets x 3 angles x 5 impulses = 180 flicks spanning the
-    space, with the gentle end dense (that is where riders stay on)."""
+    space, from the minimum nudge up, with the gentle end dense (that is
+    where riders stay on)."""
+    impulses = [physics.min_impulse] + [
+        max(physics.min_impulse, round(share * physics.max_impulse, 9))
+        for share in GRID_IMPULSE_SHARES
+    ]
     return [
-        Flick(
-            side,
-            offset,
-            round(share * physics.max_push_angle, 9),
-            round(power * physics.max_impulse, 9),
-        )
+        Flick(side, offset, round(share * physics.max_push_angle, 9), impulse)
         for side in range(SIDES)
         for offset in GRID_OFFSETS
         for share in GRID_ANGLE_SHARES
-        for power in GRID_IMPULSE_SHARES
+        for impulse in impulses
     ]

@@ -26,7 +26,9 @@ NUM_PLAYERS = 2
 WINNING_SCORE = 10
 WINNING_LEAD = 2
 SWAP_CHOICES = (0, 5)
-RIDER_MASS_RANGE = (0.001, 0.05)  # kg: from a light glass bead to a heavy stone
+# kg: a 16 mm ball from wood (1 g) to steel (17 g); heavier cannot be that
+# size, and the minimum nudge must still move a steed that carries it.
+RIDER_MASS_RANGE = (0.001, 0.02)
 
 
 def _pair(name: str, value: Any) -> tuple[Any, Any]:
@@ -40,7 +42,7 @@ class VoltaGame:
     swap_every=0, first_seat=0)``.
 
     ``dents`` is each player's dent side (the handicap: "small" is harder);
-    ``rider_masses`` the mass (kg) of each player's marble; with
+    ``rider_masses`` the mass (kg, 0.001 to 0.02) of each player's marble; with
     ``swap_every=5`` the players exchange steeds and riders after every five
     points (the dent sides stay with the players); ``first_seat`` flicks first.
     """
@@ -55,7 +57,8 @@ class VoltaGame:
         position_hash=False,
         turn_override=False,
         batch_playouts=False,
-        rules_version=1,
+        # 2: the minimum nudge and the recalibrated physics (RULES.md, Calibration)
+        rules_version=2,
     )
 
     def __init__(
@@ -146,7 +149,7 @@ class VoltaState:
         return TERMINAL if self.is_terminal() else self._player
 
     def scores(self) -> list[int]:
-        """Each seat's points."""
+        """Points won so far, by seat."""
         return list(self._scores)
 
     def is_terminal(self) -> bool:
@@ -182,7 +185,9 @@ class VoltaState:
         return flicks.representative(self.game.physics)
 
     def sample_actions(self, n: int, rng: random.Random) -> list[Flick]:
-        """``n`` flicks drawn uniformly from the action space."""
+        """``n`` flicks drawn uniformly from the action space (none once the
+        match is over); a negative or non-integer ``n`` is a ValueError."""
+        flicks.check_count(n)
         if self.is_terminal():
             return []
         return flicks.sample(n, rng, self.game.physics)

@@ -10,10 +10,10 @@ import pytest
 
 import engine_core
 from ai.bots import make_bot
-from ai.evaluation.volta import corner_toward, evaluate, rim_margin
+from ai.evaluation.volta import corner_toward, evaluate, push_setup, rim_margin
 from ai.mcts import MCTSBot, RandomRolloutEvaluator
 from ai.volta import Hand, VoltaPlanner
-from engine_core.volta import Flick, VoltaState
+from engine_core.volta import DEFAULT_PHYSICS, Flick, VoltaState
 
 
 def position(mine: tuple[float, float, float], theirs: tuple[float, float, float]) -> VoltaState:
@@ -51,9 +51,9 @@ def test_near_the_rim_the_planner_finds_a_safe_flick() -> None:
 
 
 def test_the_expert_pushes_a_steed_on_the_rim_off() -> None:
-    # Seat 1's steed 8 mm from falling, seat 0's just behind it: under 1% of
-    # random flicks score here.
-    state = position((0.055, 0.0, 0.0), (0.112, 0.0, 0.0))
+    # Seat 1's steed 3 cm from falling, turned, seat 0's 2 cm behind it and
+    # off its line: under 2% of random flicks score here.
+    state = position((0.02, 0.03, 0.3), (0.09, 0.02, 0.2))
     rng = random.Random(1)
     scoring = sum(
         state.simulate(f, record=False).point_to == 0 for f in state.sample_actions(500, rng)
@@ -97,6 +97,72 @@ def test_the_planner_refuses_other_games_and_bad_options() -> None:
         VoltaPlanner(random.Random(0), samples=4, elites=8)
     with pytest.raises(ValueError, match="noise"):
         make_bot(engine_core.load_game("volta"), "planner:noise=2")
+    with pytest.raises(ValueError, match="give replies too"):
+        make_bot(engine_core.load_game("volta"), "planner:replies=0:followups=16")
+    with pytest.raises(ValueError, match="followups must be <= 500"):
+        make_bot(engine_core.load_game("volta"), "planner:followups=100000")
+    with pytest.raises(ValueError, match="replies must be >= 0"):
+        make_bot(engine_core.load_game("volta"), "planner:replies=-1")
+
+
+class MinimalFlicker:
+    """A passive opponent: only ever the gentlest legal flick, aimed at random."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, state: VoltaState) -> Flick:
+        flick = state.sample_actions(1, self.rng)[0]
+        return Flick(flick.side, flick.offset, flick.angle, state.action_space().impulse[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_against_a_passive_opponent_the_hard_bot_scores_within_four_flicks(seed: int) -> None:
+    """From the start, against minimal flicks: approach, then push or hit.
+    The point is won by the bot's own flick (not given away by the other)."""
+    game = engine_core.load_game("volta")
+    state = game.new_initial_state()
+    assert isinstance(state, VoltaState)
+    bot, passive = make_bot(game, "hard", seed=seed), MinimalFlicker(seed)
+    own_flicks = 0
+    while state.scores() == [0, 0]:
+        mover = state.current_player()
+        result = state.apply_flick((bot if mover == 0 else passive).choose(state.clone()))
+        own_flicks += mover == 0
+    assert (mover, result.point_to) == (0, 0)
+    assert own_flicks <= 4
+
+
+def test_looking_ahead_costs_simulations_and_stays_reproducible() -> None:
+    """The reply and follow-up searches are simulations of their own, drawn
+    from the same seeded rng: the same seed, the same flick."""
+    state = position((-0.03, 0.0, 0.0), (0.075, 0.0, 0.0))
+    plain = VoltaPlanner(random.Random(3), samples=16, iterations=2, replies=0)
+    ahead = VoltaPlanner(random.Random(3), samples=16, iterations=2, replies=16, followups=16)
+    plain.choose(state)
+    first = ahead.choose(state)
+    assert ahead.simulations > plain.simulations
+    again = VoltaPlanner(random.Random(3), samples=16, iterations=2, replies=16, followups=16)
+    assert again.choose(state) == first
+
+
+def test_the_evaluation_values_a_push_set_up() -> None:
+    """Close behind the other steed, with it near the rim straight ahead: the
+    next flick can push it off. Far away, or with the rim far ahead, not."""
+    side = DEFAULT_PHYSICS.steed_side
+    touching = position((0.09 - side, 0.0, 0.0), (0.09, 0.0, 0.0))
+    assert push_setup(touching, 0) == pytest.approx(1.0 - 0.03 / 0.12)
+    assert push_setup(touching, 1) == 0.0  # behind it is the whole arena
+    apart = position((0.09 - side - 0.04, 0.0, 0.0), (0.09, 0.0, 0.0))
+    assert 0.0 < push_setup(apart, 0) < push_setup(touching, 0)
+    assert push_setup(position((-0.075, 0.0, 0.0), (0.075, 0.0, 0.0)), 0) == 0.0
+    sideways = position((0.09 - side, 0.0, 0.0), (0.09, 0.0, 0.0))
+    sideways.world.set_steed(0, 0.09, -side, 0.0)  # pushing it along the rim
+    assert push_setup(sideways, 0) < push_setup(touching, 0)
+    # the same steeds with the roles swapped value the other way round
+    swapped = position((0.09, 0.0, 0.0), (0.09 - side, 0.0, 0.0))
+    assert evaluate(touching)[0] > 0.0
+    assert evaluate(swapped)[0] < 0.0
 
 
 def test_the_evaluation_reads_rims_and_corners() -> None:

@@ -41,7 +41,7 @@ UNARY = {
     ),
     "/meeple.v1.RulesService/SimulateFlick": rules.SimulateFlickRequest(
         record=pb.GameRecord(config=pb.GameConfig(kind=pb.GAME_KIND_VOLTA)),
-        flick=pb.Flick(side=1, offset=0.2, angle_rad=0.1, impulse_ns=0.01),
+        flick=pb.Flick(side=1, offset=0.2, angle_rad=0.1, impulse_ns=0.015),
     ),
     "/meeple.v1.AIService/SuggestAction": ai.SuggestActionRequest(
         record=pb.GameRecord(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)),

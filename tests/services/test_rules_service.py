@@ -230,7 +230,7 @@ def test_volta_lists_a_grid_and_its_bounds_and_simulates_flicks(
 
 def test_an_oversized_message_is_resource_exhausted(stub: rules_grpc.RulesServiceStub) -> None:
     record = new_record(stub, VOLTA)
-    flick = pb.Action(flick=pb.Flick(side=1, offset=0.5, angle_rad=0.1, impulse_ns=0.01))
+    flick = pb.Action(flick=pb.Flick(side=1, offset=0.5, angle_rad=0.1, impulse_ns=0.015))
     record.history.extend([flick] * 200_000)  # about 6.6 MB, over the 4 MiB limit
     assert record.ByteSize() > 4 * 1024 * 1024
     rejected(

@@ -31,7 +31,8 @@ def test_action_space_bounds() -> None:
     assert SPACE.offset == (-1.0, 1.0)
     assert SPACE.angle == (-DEFAULT_PHYSICS.max_push_angle, DEFAULT_PHYSICS.max_push_angle)
     assert 0 < SPACE.angle[1] < math.pi / 2  # always pushes into the steed
-    assert SPACE.impulse == (0.0, DEFAULT_PHYSICS.max_impulse)
+    assert SPACE.impulse == (DEFAULT_PHYSICS.min_impulse, DEFAULT_PHYSICS.max_impulse)
+    assert 0.0 < SPACE.impulse[0] < SPACE.impulse[1]  # a nudge at the least: no pass
     assert new_state().action_space() == SPACE
 
 
@@ -47,10 +48,19 @@ BAD_FLICKS: list[tuple[Any, str]] = [
     (Flick(0, 0.0, 1.2, 0.01), "angle"),
     (Flick(0, 0.0, float("-inf"), 0.01), "angle"),
     (Flick(0, 0.0, 0.0, -0.001), "impulse"),
+    (Flick(0, 0.0, 0.0, 0.0), "impulse"),  # no pass
+    (Flick(0, 0.0, 0.0, 0.0028), "impulse"),  # once too weak to move the steed
+    (Flick(0, 0.0, 0.0, math.nextafter(DEFAULT_PHYSICS.min_impulse, 0.0)), "impulse"),
     (Flick(0, 0.0, 0.0, 0.2), "impulse"),
     (Flick(0, 0.0, 0.0, float("inf")), "impulse"),
     (Flick(0, 0.0, 0.0, float("nan")), "impulse"),
     (Flick(0, 0.0, 0.0, "0.01"), "impulse"),  # type: ignore[arg-type]
+    (Flick(0, 10**400, 0.0, 0.01), "offset"),  # too large for a float
+    (Flick(0, 0.0, -(10**400), 0.01), "angle"),
+    (Flick(0, 0.0, 0.0, 10**400), "impulse"),
+    (Flick(10**400, 0.0, 0.0, 0.01), "side"),
+    (Flick(0, 0.0, 0.0, complex(0.01)), "impulse"),  # type: ignore[arg-type]
+    (Flick(0, 0.0, 0.0, None), "impulse"),  # type: ignore[arg-type]
 ]
 
 
@@ -59,7 +69,7 @@ def test_malformed_flicks_are_refused_with_a_reason_and_change_nothing(
     flick: Any, reason: str
 ) -> None:
     state = new_state()
-    state.apply_action(Flick(1, 0.1, 0.0, 0.004))
+    state.apply_action(Flick(1, 0.1, 0.0, 0.015))
     before = (state.world.snapshot(), list(state.scores()), state.history(), state.current_player())
     with pytest.raises(MalformedAction, match=reason):
         state.apply_action(flick)
@@ -105,6 +115,41 @@ def test_strings_and_reprs_round_trip(flick: Flick) -> None:
     assert eval(repr(flick), {"Flick": Flick}) == flick
 
 
+def test_numpy_and_other_real_numbers_are_flick_fields_like_floats() -> None:
+    """A client computing flicks with numpy may send float32 (which is no
+    Python float) or int64: they mean the float they stand for."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    plain = new_state()
+    plain.apply_action(Flick(2, float(np.float32(0.25)), 0.1, float(np.float32(0.02))))
+    for flick in [
+        Flick(np.int64(2), np.float32(0.25), np.float64(0.1), np.float32(0.02)),  # type: ignore[arg-type]
+        Flick(2, np.float32(0.25), 0.1, np.float32(0.02)),  # type: ignore[arg-type]
+    ]:
+        state = new_state()
+        state.apply_action(flick)
+        assert state.world.snapshot() == plain.world.snapshot()
+        assert state.history() == plain.history()
+        recorded = state.history()[0]
+        assert [type(v) for v in (recorded.offset, recorded.angle, recorded.impulse)] == [float] * 3
+        assert type(recorded.side) is int
+    fraction = new_state()
+    fraction.apply_action(Flick(2, Fraction(1, 4), Fraction(1, 10), Fraction(1, 50)))
+    assert fraction.history() == [Flick(2, 0.25, 0.1, 0.02)]
+    with pytest.raises(MalformedAction, match="side"):
+        new_state().apply_action(Flick(np.bool_(True), 0.0, 0.0, 0.02))  # type: ignore[arg-type]
+    with pytest.raises(MalformedAction, match="impulse"):
+        new_state().apply_action(Flick(0, 0.0, 0.0, np.float32("nan")))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("count", [-1, -(10**30), 1.5, 2.0, True, "3", None])
+def test_sample_actions_wants_a_count(count: Any) -> None:
+    with pytest.raises(ValueError, match="int >= 0"):
+        new_state().sample_actions(count, random.Random(0))
+
+
 def test_sample_actions_is_seeded_and_in_bounds() -> None:
     state = new_state()
     first = state.sample_actions(500, random.Random(5))
@@ -144,14 +189,20 @@ def test_text_drawing_shows_arena_steeds_riders_and_score() -> None:
     assert "score 0-1 | to flick: seat 0" in str(state)
 
 
+def gentler(flick: Flick, share: float) -> Flick:
+    """``flick`` with its impulse moved towards the minimum by ``share`` (in
+    [0, 1)) squared: mostly gentle, as players are."""
+    low, high = SPACE.impulse
+    return Flick(flick.side, flick.offset, flick.angle, low + (high - low) * share**2)
+
+
 def play(seed: int, record: bool) -> tuple[VoltaState, list[Any]]:
     state = new_state(dents=("large", "small"), rider_masses=(0.005, 0.007), swap_every=5)
     rng = random.Random(seed)
     log = []
     while not state.is_terminal() and len(state.history()) < 300:
         flick = state.sample_actions(1, rng)[0]
-        # mostly gentle, as players are
-        flick = Flick(flick.side, flick.offset, flick.angle, flick.impulse * rng.random() ** 2)
+        flick = gentler(flick, rng.random())
         result = state.apply_flick(flick, record=record)
         log.append(result)
     return state, log
@@ -182,7 +233,7 @@ def test_random_games_end_with_zero_sum_returns() -> None:
 
 def test_clone_and_child_are_independent() -> None:
     state = new_state()
-    flick = Flick(2, 0.3, 0.1, 0.01)
+    flick = Flick(2, 0.3, 0.1, 0.015)
     clone = state.clone()
     child = state.child(flick)
     assert state.history() == []
@@ -203,7 +254,8 @@ state = engine_core.load_game("volta", dents=("large", "small")).new_initial_sta
 rng = random.Random(3)
 while not state.is_terminal() and len(state.history()) < 40:
     f = state.sample_actions(1, rng)[0]
-    state.apply_action(Flick(f.side, f.offset, f.angle, f.impulse * rng.random() ** 2))
+    low, high = state.action_space().impulse
+    state.apply_action(Flick(f.side, f.offset, f.angle, low + (high - low) * rng.random() ** 2))
 print(repr(state.world.snapshot()), state.scores())
 """
 
@@ -256,7 +308,7 @@ def test_states_pickle_for_worker_processes() -> None:
     state = game.new_initial_state()
     rng = random.Random(4)
     for _ in range(12):
-        state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.0, 0.02)))
+        state.apply_action(Flick(side=rng.randrange(4), impulse=rng.uniform(0.012, 0.02)))
     for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
         assert twin.history() == state.history()
         assert twin.scores() == state.scores()

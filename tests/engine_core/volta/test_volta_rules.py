@@ -13,7 +13,7 @@ MAX = DEFAULT_PHYSICS.max_impulse
 HALF = DEFAULT_PHYSICS.steed_side / 2
 START = DEFAULT_PHYSICS.start_offset
 THROW_OWN_RIDER = Flick(2, 0.0, 0.0, MAX)
-GENTLE = Flick(0, 0.0, 0.0, 0.005)
+GENTLE = Flick(0, 0.0, 0.0, 0.015)
 
 
 def new_state(**options: object) -> VoltaState:
@@ -38,6 +38,10 @@ def test_starting_position() -> None:
     assert at_start(state)
     assert state.current_player() == 0
     assert new_state(first_seat=1).current_player() == 1
+    scores = state.scores()
+    assert scores == [0, 0]
+    scores[0] = 5  # a copy: the state's own score is unchanged
+    assert state.scores() == [0, 0]
     assert not state.is_chance_node()
     assert state.chance_outcomes() == []
     assert state.returns() == [0.0, 0.0]
@@ -90,11 +94,15 @@ def test_own_rider_down_outweighs_knocking_the_opponent() -> None:
     assert result.point_to == 1
 
 
-def test_knocking_the_opponents_rider_off_scores() -> None:
+@pytest.mark.parametrize("impulse", [0.03, 0.036, 0.042])
+def test_knocking_the_opponents_rider_off_scores(impulse: float) -> None:
+    """A firm flick 3 mm behind the other steed hits it while the finger
+    still pushes: the hit throws its rider, while the mover's marble, pressed
+    back by the push, takes the jolt and stays."""
     state = new_state(dents=("large", "small"))
     state.world.set_steed(0, -2 * HALF - 0.003, 0.0, 0.0)
     state.world.set_steed(1, 0.0, 0.0, 0.0)
-    result = state.apply_flick(Flick(2, 0.0, 0.0, 0.025))
+    result = state.apply_flick(Flick(2, 0.0, 0.0, impulse))
     assert [(e.kind, e.seat) for e in result.events if e.kind != "collision"] == [("rider_fall", 1)]
     assert result.point_to == 0
 
