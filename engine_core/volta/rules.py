@@ -1,4 +1,4 @@
-"""Volta's match rules on the physics core, as DESIGN.md reads the rulebook
+"""Volta's match rules on the physics core, as the project reads the rulebook
 (RULES.md here quotes the sentences each rule comes from)."""
 
 from __future__ import annotations
