@@ -49,6 +49,11 @@ AI_JOB_AGE_SECONDS = Histogram(
     ["kind"],
     buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
+AI_LATE_JOBS = Counter(
+    "meeple_ai_late_jobs_total",
+    "Bot turns a worker took only after their deadline (queued time plus the"
+    " longest a decision may take): the workers are behind.",
+)
 AI_DEAD_LETTERS = Counter(
     "meeple_ai_dead_letters_total",
     "Bot turns given up after their attempts and played by the fallback move, by game.",

@@ -82,6 +82,7 @@ class BotJob:
     seat: int
     bot_spec: str
     queued_ms: int  # when it was queued (epoch ms), for the job-age metric
+    deadline_ms: int  # when its move is due; a worker that takes it later counts it late
     version: int
 
 

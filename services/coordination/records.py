@@ -52,5 +52,6 @@ def load_job(fields: dict[bytes, bytes]) -> BotJob:
         seat=int(text["seat"]),
         bot_spec=text["bot_spec"],
         queued_ms=int(text["queued_ms"]),
+        deadline_ms=int(text["deadline_ms"]),
         version=int(text["version"]),
     )

@@ -28,7 +28,7 @@ from services.coordination import BotJob, Delivery, MatchData
 from services.errors import Aborted
 from services.match_service import logic
 from services.match_service.logic import BOT, Matches
-from services.metrics import AI_DEAD_LETTERS, AI_THINK_SECONDS, bot_label
+from services.metrics import AI_DEAD_LETTERS, AI_LATE_JOBS, AI_THINK_SECONDS, bot_label
 
 log = logging.getLogger("meeple.bots")
 
@@ -67,7 +67,10 @@ async def play_bot_turn(m: Matches, pool: AIPool, job: BotJob) -> None:
     data = await due(m, job)
     if data is None:
         return
-    waited = max(0.0, (m.now_ms() - job.queued_ms) / 1000)
+    now = m.now_ms()
+    waited = max(0.0, (now - job.queued_ms) / 1000)
+    if now > job.deadline_ms:
+        AI_LATE_JOBS.inc()
     state = await m.states.state(data)
     thought = await pool.think(
         (PICKLED_STATE, pickle.dumps(state)),

@@ -248,12 +248,20 @@ def finish(m: Matches, change: Change, state: State, reason: ms.EndReason, seat:
     change.add(data.ply, match_view(data, state), ended=ended_message(data, state))
 
 
-def bot_job(change: Change, state: State) -> BotJob | None:
+def bot_job(m: Matches, change: Change, state: State) -> BotJob | None:
     data = change.data
     seat = seat_to_act(data, state)
     if seat is None or data.seat_kinds[seat] != BOT:
         return None
-    return BotJob(data.match_id, data.ply, seat, data.bot_specs[seat], change.now_ms, data.version)
+    return BotJob(
+        match_id=data.match_id,
+        ply=data.ply,
+        seat=seat,
+        bot_spec=data.bot_specs[seat],
+        queued_ms=change.now_ms,
+        deadline_ms=change.now_ms + round(m.settings.ai_max_think_seconds * 1000),
+        version=data.version,
+    )
 
 
 async def commit(m: Matches, change: Change, state: State) -> None:
@@ -261,7 +269,7 @@ async def commit(m: Matches, change: Change, state: State) -> None:
     its events and the bot job it makes due; ``state`` is the state after it."""
     data = change.data
     data.version = change.expected_version + 1
-    job = bot_job(change, state)
+    job = bot_job(m, change, state)
     if not await m.coordination.compare_and_set(data, change.expected_version, change.events, job):
         raise Aborted("the match changed meanwhile: read it again and retry")
     m.states.keep(data.match_id, state)
@@ -343,7 +351,7 @@ async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateM
     change = Change(data, now)
     if HUMAN not in kinds:
         start(m, change, state)
-    await m.coordination.create(data, change.events, bot_job(change, state))
+    await m.coordination.create(data, change.events, bot_job(m, change, state))
     m.states.keep(data.match_id, state)
     count(data, state, change)
     return ms.CreateMatchResponse(match=match_message(data, state), owner_token=owner_token)

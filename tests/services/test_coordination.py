@@ -60,7 +60,7 @@ def record(match_id: str = "m1", **fields: Any) -> MatchData:
 
 
 def job(match_id: str = "m1", ply: int = 0) -> BotJob:
-    return BotJob(match_id, ply, 1, "random", 0, 1)
+    return BotJob(match_id, ply, 1, "random", queued_ms=0, deadline_ms=30_000, version=1)
 
 
 def run(coroutine: Any) -> Any:
