@@ -62,6 +62,7 @@ KEEP_DEAD_LETTERS = 100
 BEFORE_ANY_SEQUENCE = 2**64 - 1  # "<ply>-<this>" sorts before every id of ply + 1
 RETRIES = 8  # about 6 s of backoff in all, for a restart of Redis
 PULL_SLICE_SECONDS = 0.1  # a pull checks for due retries and lost jobs this often
+ORPHAN_CHECK_SECONDS = 2.0
 
 # Compare-and-set of a record with its events: KEYS data, events; ARGV
 # expected version ("new" for a new match), new version, record, expiry (ms,
@@ -198,6 +199,8 @@ class RedisCoordination:
         self._commit = self.client.register_script(COMMIT)
         self._release = self.client.register_script(RELEASE)
         self._settle = self.client.register_script(SETTLE)
+        self._held: set[str] = set()  # jobs a task of this process works on
+        self._next_orphan_check = 0.0
 
     @unavailable_on_connection_errors
     async def start(self) -> None:
@@ -307,13 +310,17 @@ class RedisCoordination:
             timeout = remaining
 
     async def _pull_once(self, block: float) -> Delivery | None:
-        """Due retries join the stream; then a job whose worker went quiet
-        past the visibility timeout, else a new one (waiting up to ``block``)."""
+        """Due retries join the stream; then a job of ours whose delivery we
+        never saw (the reply was lost with a connection), or one whose worker
+        went quiet past the visibility timeout, else a new one (waiting up to
+        ``block``)."""
         await self._release(keys=[DELAYED, JOBS], args=[self._now_ms(), 100])
-        idle_ms = round(self.visibility_timeout * 1000)
-        _, claimed, *_ = await self.client.xautoclaim(
-            JOBS, GROUP, self.consumer, idle_ms, start_id="0-0", count=1
-        )
+        claimed = await self._orphans()
+        if not claimed:
+            idle_ms = round(self.visibility_timeout * 1000)
+            _, claimed, *_ = await self.client.xautoclaim(
+                JOBS, GROUP, self.consumer, idle_ms, start_id="0-0", count=1
+            )
         if not claimed:
             answer = await self.client.xreadgroup(
                 GROUP, self.consumer, {JOBS: ">"}, count=1, block=max(1, round(block * 1000))
@@ -325,10 +332,23 @@ class RedisCoordination:
             pending = await self.client.xpending_range(JOBS, GROUP, entry_id, entry_id, 1)
             delivered = pending[0]["times_delivered"] if pending else 1
             attempt = int(fields.get(b"attempts", b"0")) + delivered
+            self._held.add(entry_id.decode())
             return Delivery(entry_id.decode(), load_job(fields), attempt)
         return None
 
+    async def _orphans(self) -> list[tuple[bytes, dict[bytes, bytes]]]:
+        """Our consumer's pending jobs that no task of this process holds,
+        looked for every few seconds."""
+        now = time.monotonic()
+        if now < self._next_orphan_check:
+            return []
+        self._next_orphan_check = now + ORPHAN_CHECK_SECONDS
+        answer = await self.client.xreadgroup(GROUP, self.consumer, {JOBS: "0"}, count=100)
+        entries = answer[0][1] if answer else []
+        return [entry for entry in entries if entry[0].decode() not in self._held][:1]
+
     async def _settle_job(self, receipt: str, what: str, due_ms: int = 0, reason: str = "") -> None:
+        self._held.discard(receipt)
         pending = await self.client.xpending_range(JOBS, GROUP, receipt, receipt, 1)
         entry = await self.client.xrange(JOBS, receipt, receipt)
         attempts = int(entry[0][1].get(b"attempts", b"0")) if entry else 0

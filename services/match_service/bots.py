@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import logging
 import pickle
+from collections.abc import Awaitable, Callable
 
 from meeple.v1 import game_pb2 as pb
 
@@ -25,7 +26,7 @@ from services.ai_service.worker import PICKLED_STATE
 from services.background import keep_running
 from services.convert import action_to_proto
 from services.coordination import BotJob, Delivery, MatchData
-from services.errors import Aborted
+from services.errors import Aborted, Unavailable
 from services.match_service import logic
 from services.match_service.logic import BOT, Matches
 from services.metrics import AI_DEAD_LETTERS, AI_LATE_JOBS, AI_THINK_SECONDS, bot_label
@@ -38,6 +39,7 @@ RETRY_BASE_SECONDS = 0.5
 # a job newer than its match's record waits for that change to land.
 COMMIT_GRACE_MS = 10_000
 PENDING_RETRY_SECONDS = 0.02
+SETTLE_TRIES = 10  # about 15 s of waiting for the store
 
 
 class NotYetCommitted(Exception):
@@ -100,19 +102,21 @@ async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
     """Plays a delivered job and settles it: acknowledged once played or
     stale, retried after a failure, dead-lettered after the last attempt."""
     coordination = m.coordination
+    receipt = delivery.receipt
     try:
         await play_bot_turn(m, pool, delivery.job)
     except Aborted:
         pass  # a human, a timeout or another runner changed the match first
     except NotYetCommitted:
-        await coordination.retry_job(delivery.receipt, PENDING_RETRY_SECONDS)
+        await settle(lambda: coordination.retry_job(receipt, PENDING_RETRY_SECONDS))
         return
     except Exception as error:
         if delivery.attempt < m.settings.bot_attempts:
             log.warning(
                 "bot turn %s failed (attempt %d): %s", delivery.job, delivery.attempt, error
             )
-            await coordination.retry_job(delivery.receipt, RETRY_BASE_SECONDS * delivery.attempt)
+            delay = RETRY_BASE_SECONDS * delivery.attempt
+            await settle(lambda: coordination.retry_job(receipt, delay))
             return
         reason = f"{type(error).__name__}: {error}"
         log.error(
@@ -120,9 +124,22 @@ async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
         )
         with contextlib.suppress(Aborted):
             await play_fallback(m, delivery.job)
-        await coordination.dead_letter(delivery.receipt, reason)
+        await settle(lambda: coordination.dead_letter(receipt, reason))
         return
-    await coordination.ack_job(delivery.receipt)
+    await settle(lambda: coordination.ack_job(receipt))
+
+
+async def settle(step: Callable[[], Awaitable[None]]) -> None:
+    """Settles a job, waiting out a store that is briefly unreachable: a job
+    left unsettled would wait the whole visibility timeout to come back."""
+    for attempt in range(SETTLE_TRIES):
+        try:
+            await step()
+            return
+        except Unavailable:
+            if attempt == SETTLE_TRIES - 1:
+                raise
+            await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
 
 
 async def run_bot_turns(m: Matches, pool: AIPool, stop: asyncio.Event) -> None:
