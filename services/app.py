@@ -10,18 +10,19 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
-from services import ai_service, match_service, rules_service
+from services import ai_service, match_service, matchmaking, rules_service
 from services.ai_service import AIPool, Priority
 from services.background import keep_running
-from services.coordination import Coordination, MemoryCoordination
+from services.coordination import MemoryCoordination, Store
 from services.coordination.redis import RedisCoordination
 from services.limits import RateLimiter
 from services.match_service import Matches
+from services.matchmaking import Matchmaker
 from services.metrics import AI_QUEUE_DEPTH, serve_metrics
 from services.server import GRACE_SECONDS, Server, Service, build_server
 from services.settings import Settings
 
-SERVICE_NAMES = ("rules", "ai", "match")
+SERVICE_NAMES = ("rules", "ai", "match", "matchmaking")
 GAUGE_SECONDS = 1.0
 
 
@@ -29,7 +30,8 @@ class App:
     """Some or all of the services on one port (all by default), and the bot
     runners; ``await app.start()``, later ``await app.stop()``.
 
-    - The match service brings the clock sweeper. Bot runners play bot seats
+    - The match service brings the clock sweeper; matchmaking brings its
+      passes and the rater. Bot runners play bot seats
       (``bots``; by default wherever the match service runs); with Redis they
       may run in other processes, as ``meeple worker`` does: no services, only
       bot runners.
@@ -41,7 +43,7 @@ class App:
         self,
         address: str,
         workers: int = 1,
-        coordination: Coordination | None = None,
+        coordination: Store | None = None,
         services: tuple[str, ...] = SERVICE_NAMES,
         metrics_port: int | None = None,
         settings: Settings | None = None,
@@ -63,6 +65,7 @@ class App:
             coordination = RedisCoordination(redis_url, visibility_timeout=timeout)
         self.coordination = coordination or MemoryCoordination(visibility_timeout=timeout)
         self.matches = Matches(self.coordination, self.settings)
+        self.matchmaker = Matchmaker(self.coordination, self.matches, self.settings)
         self.pool = AIPool(
             workers,
             queue_limit=self.settings.ai_queue_limit,
@@ -84,6 +87,7 @@ class App:
             "rules": rules_service.service,
             "ai": lambda: ai_service.service(self.pool, settings),
             "match": lambda: match_service.service(self.matches),
+            "matchmaking": lambda: matchmaking.service(self.matchmaker),
         }
         services = [makers[name]() for name in self.services]
         if settings.rate_per_second is not None:
@@ -104,6 +108,9 @@ class App:
             self.metrics_port = self._metrics.server_port
         if "match" in self.services:
             self._spawn(lambda: match_service.run_sweeper(self.matches, self._stop))
+        if "matchmaking" in self.services:
+            self._spawn(lambda: matchmaking.run_matchmaker(self.matchmaker, self._stop))
+            self._spawn(lambda: matchmaking.run_rater(self.matchmaker, self._stop))
         if self.bots:
             for _ in range(self.pool.workers):
                 self._spawn(

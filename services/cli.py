@@ -192,7 +192,7 @@ def up(
     Limits and lifetimes come from MEEPLE_* environment variables (see README)."""
     from services.app import SERVICE_NAMES
 
-    label = "rules, AI and match services"
+    label = "rules, AI, match and matchmaking services"
     asyncio.run(
         _run_app(
             label,
@@ -208,7 +208,9 @@ def up(
 
 @app.command()
 def serve(
-    service_name: Annotated[str, typer.Argument(metavar="SERVICE", help="rules, ai or match.")],
+    service_name: Annotated[
+        str, typer.Argument(metavar="SERVICE", help="rules, ai, match or matchmaking.")
+    ],
     host: HostOption = "127.0.0.1",
     port: PortOption = 50051,
     workers: WorkersOption = 1,

@@ -233,6 +233,8 @@ class Wire:
     # Its actions run a simulation whose trajectory clients animate
     # (``state.simulate(action, record=True)``; SimulateFlick).
     trajectories: bool = False
+    # The option that sets the number of seats, if the game has one.
+    seats_option: str | None = None
 
 
 WIRES = {
@@ -246,6 +248,7 @@ WIRES = {
             _rolit_options,
             lambda options: pb.RolitOptions(**options),
             60,
+            seats_option="players",
         ),
         Wire("othello", pb.GAME_KIND_OTHELLO, BoardCodec(passes=True), None, None, None, 120),
         Wire(

@@ -64,6 +64,31 @@ AI_REJECTED = Counter(
     "AIService calls refused by admission control, by reason (client_cap, queue_full).",
     ["reason"],
 )
+MM_TICKETS_WAITING = Gauge(
+    "meeple_matchmaking_tickets_waiting",
+    "Tickets waiting for a table, by queue (a game and its options), as the"
+    " last pass over the queue saw them.",
+    ["queue"],
+)
+MM_ASSIGNMENT_SECONDS = Histogram(
+    "meeple_matchmaking_assignment_seconds",
+    "Time from a ticket's creation to its assignment, by game.",
+    ["game"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
+)
+MM_MATCHES = Counter(
+    "meeple_matchmaking_matches_total", "Matches the matchmaker created, by game.", ["game"]
+)
+MM_BOT_FILLS = Counter(
+    "meeple_matchmaking_bot_fills_total",
+    "Matchmade tables whose empty seats bots filled, by game.",
+    ["game"],
+)
+MM_EXPIRED = Counter(
+    "meeple_matchmaking_expired_tickets_total",
+    "Tickets that expired, by game and reason (max_wait, heartbeat).",
+    ["game", "reason"],
+)
 MATCH_REPLAYS = Counter(
     "meeple_match_replays_total",
     "Match states rebuilt by replaying their record (a miss of the state cache).",

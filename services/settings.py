@@ -46,6 +46,16 @@ class Settings:
     clock_increment_max: float = 3600.0
     # How often a server ends matches whose clock ran out.
     sweep_interval: float = 1.0
+    # Matchmaking: a ticket without a heartbeat (an open WatchTicket) for
+    # this long expires; the default and the longest max_wait; the wait
+    # before bots fill a table; how often a matchmaker runs its passes, and
+    # how long its lease on a queue lasts without renewal.
+    ticket_heartbeat_timeout: float = 10.0
+    ticket_max_wait: float = 120.0
+    ticket_max_wait_max: float = 600.0
+    bot_fill_after: float = 10.0
+    matchmaker_interval: float = 0.05
+    matchmaker_lease: float = 2.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -78,6 +88,10 @@ class Settings:
             "finished_retention": self.finished_retention,
             "clock_base": self.clock_base,
             "sweep_interval": self.sweep_interval,
+            "ticket_heartbeat_timeout": self.ticket_heartbeat_timeout,
+            "ticket_max_wait": self.ticket_max_wait,
+            "matchmaker_interval": self.matchmaker_interval,
+            "matchmaker_lease": self.matchmaker_lease,
         }
         counts = {
             "matches_per_minute": self.matches_per_minute,
@@ -98,3 +112,7 @@ class Settings:
             raise ValueError("settings: clock_increment must be within 0..clock_increment_max")
         if self.clock_base > self.clock_base_max:
             raise ValueError("settings: clock_base must be at most clock_base_max")
+        if self.ticket_max_wait > self.ticket_max_wait_max:
+            raise ValueError("settings: ticket_max_wait must be at most ticket_max_wait_max")
+        if self.bot_fill_after < 0:
+            raise ValueError(f"settings: bot_fill_after must be >= 0, got {self.bot_fill_after}")

@@ -16,6 +16,7 @@ from services.coordination.base import (
     Event,
     EventBatch,
     MatchData,
+    Store,
 )
 from services.coordination.memory import MemoryCoordination
 
@@ -28,4 +29,5 @@ __all__ = [
     "EventBatch",
     "MatchData",
     "MemoryCoordination",
+    "Store",
 ]

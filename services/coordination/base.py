@@ -7,6 +7,8 @@ from typing import Protocol
 
 from meeple.v1 import match_service_pb2 as ms
 
+from services.coordination.matchmaking import MatchmakingStore
+
 
 @dataclass
 class MatchData:
@@ -26,6 +28,9 @@ class MatchData:
     token_hashes: list[str]  # sha256 of each seat's token; "" while free
     owner_hash: str = ""  # sha256 of the owner token
     history: list[bytes] = field(default_factory=list)  # serialized Actions
+    # A rated match (seated by the matchmaker) and each seat's player id ("" for bots).
+    rated: bool = False
+    players: list[str] = field(default_factory=list)
     status: ms.MatchStatus = ms.MATCH_STATUS_UNSPECIFIED
     end_reason: ms.EndReason = ms.END_REASON_UNSPECIFIED  # once finished
     end_seat: int = -1  # the seat that resigned or ran out of time
@@ -126,10 +131,20 @@ class Coordination(Protocol):
         ...
 
     async def compare_and_set(
-        self, data: MatchData, expected_version: int, events: list[Event], job: BotJob | None
+        self,
+        data: MatchData,
+        expected_version: int,
+        events: list[Event],
+        job: BotJob | None,
+        result: bool = False,
     ) -> bool:
-        """Stores ``data``, appends ``events`` and queues ``job`` if the stored
+        """Stores ``data``, appends ``events`` and queues ``job`` (and, with
+        ``result``, the finished rated match for its ratings) if the stored
         version is still ``expected_version``; False (and nothing changes) otherwise."""
+        ...
+
+    async def delete(self, match_id: str) -> None:
+        """Drops a match that nobody knows of yet (a table whose seating failed)."""
         ...
 
     async def read_events(self, match_id: str, from_ply: int) -> EventBatch:
@@ -174,3 +189,8 @@ class Coordination(Protocol):
     async def match_count(self) -> int:
         """How many matches the store holds (expired ones excluded)."""
         ...
+
+
+class Store(Coordination, MatchmakingStore, Protocol):
+    """Everything the services share: matches, bot jobs and matchmaking.
+    Both implementations (memory, Redis) are one object holding all of it."""

@@ -26,6 +26,7 @@ from services.coordination.base import (
     EventBatch,
     MatchData,
 )
+from services.coordination.memory_matchmaking import MemoryMatchmaking
 
 KEEP_DEAD_LETTERS = 100
 
@@ -34,12 +35,15 @@ def wall_ms() -> int:
     return int(time.time() * 1000)
 
 
-class MemoryCoordination:
-    """The coordination interface on dicts, heaps and asyncio primitives."""
+class MemoryCoordination(MemoryMatchmaking):
+    """The coordination interface on dicts, heaps and asyncio primitives, and
+    the matchmaking store (``MemoryMatchmaking``)."""
 
     def __init__(
         self, visibility_timeout: float = 60.0, clock_ms: Callable[[], int] = wall_ms
     ) -> None:
+        super().__init__()
+        self.result_visibility_timeout = visibility_timeout
         self.visibility_timeout = visibility_timeout
         self._now_ms = clock_ms
         self._matches: dict[str, MatchData] = {}
@@ -72,22 +76,32 @@ class MemoryCoordination:
             raise ValueError(f"match {data.match_id} exists already")
         self._events[data.match_id] = []
         self._plies[data.match_id] = []
-        await self._store(data, events, job)
+        await self._store(data, events, job, False)
+
+    async def delete(self, match_id: str) -> None:
+        self._drop(match_id)
 
     async def load(self, match_id: str) -> MatchData | None:
         data = self._live(match_id)
         return copy.deepcopy(data) if data is not None else None
 
     async def compare_and_set(
-        self, data: MatchData, expected_version: int, events: list[Event], job: BotJob | None
+        self,
+        data: MatchData,
+        expected_version: int,
+        events: list[Event],
+        job: BotJob | None,
+        result: bool = False,
     ) -> bool:
         stored = self._live(data.match_id)
         if stored is None or stored.version != expected_version:
             return False
-        await self._store(data, events, job)
+        await self._store(data, events, job, result)
         return True
 
-    async def _store(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
+    async def _store(
+        self, data: MatchData, events: list[Event], job: BotJob | None, result: bool
+    ) -> None:
         """Writes the record, its events and its job with no await between
         them (one atomic step for every other task), then wakes the waiters."""
         match_id = data.match_id
@@ -100,6 +114,8 @@ class MemoryCoordination:
             heapq.heappush(self._deadlines, (data.deadline_ms, match_id))
         if job is not None:
             self._ready.append((job, 0))
+        if result:
+            self._queue_result(match_id, data.version)
         if events:
             condition = self._changed.get(match_id)
             if condition is not None:

@@ -27,32 +27,21 @@ retries are spent a call raises ``Unavailable`` (UNAVAILABLE to clients).
 
 from __future__ import annotations
 
-import functools
 import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Coroutine
-from typing import Any, ParamSpec, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Callable
+from typing import Any
 
-import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.coordination.base import BotJob, DeadLetter, Delivery, Event, EventBatch, MatchData
 from services.coordination.memory import wall_ms
 from services.coordination.records import dump_job, dump_match, load_job, load_match
-from services.errors import Unavailable
+from services.coordination.redis_client import connect, unavailable_on_connection_errors
+from services.coordination.redis_matchmaking import RESULTS, RedisMatchmaking
 
-P = ParamSpec("P")
-T = TypeVar("T")
-
-CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 JOBS = "{meeple:jobs}:stream"
 DELAYED = "{meeple:jobs}:delayed"
 DEAD = "{meeple:jobs}:dead"
@@ -60,7 +49,6 @@ GROUP = "workers"
 DEADLINES = "meeple:deadlines"
 KEEP_DEAD_LETTERS = 100
 BEFORE_ANY_SEQUENCE = 2**64 - 1  # "<ply>-<this>" sorts before every id of ply + 1
-RETRIES = 8  # about 6 s of backoff in all, for a restart of Redis
 PULL_SLICE_SECONDS = 0.1  # a pull checks for due retries and lost jobs this often
 ORPHAN_CHECK_SECONDS = 2.0
 
@@ -145,45 +133,9 @@ def event_cursor(ply: int) -> str:
     return f"{ply}-{BEFORE_ANY_SEQUENCE}"
 
 
-def unavailable_on_connection_errors(
-    method: Callable[P, Coroutine[Any, Any, T]],
-) -> Callable[P, Coroutine[Any, Any, T]]:
-    """Connection errors that outlast the retries become ``Unavailable``."""
-
-    @functools.wraps(method)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return await method(*args, **kwargs)
-        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-            raise Unavailable(f"the coordination store is unreachable: {error}") from None
-
-    return wrapper
-
-
-def connect(url: str, max_connections: int = 1000) -> Any:
-    """A client for ``url``: ``redis://host:port/db`` (or ``rediss://``) for
-    one server, ``redis+cluster://host:port`` for a Cluster (any node)."""
-    parts = urlsplit(url)
-    options: dict[str, Any] = {
-        "retry": Retry(ExponentialWithJitterBackoff(base=0.05, cap=2.0), RETRIES),
-        "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionResetError],
-        "socket_timeout": 10.0,
-        "socket_connect_timeout": 2.0,
-        "health_check_interval": 15,
-        "max_connections": max_connections,
-    }
-    if parts.scheme in CLUSTER_SCHEMES:
-        plain = urlunsplit(parts._replace(scheme=CLUSTER_SCHEMES[parts.scheme]))
-        return RedisCluster.from_url(plain, **options)
-    if parts.scheme not in ("redis", "rediss", "unix"):
-        raise ValueError(
-            f"a Redis URL is redis://, rediss://, unix:// or redis+cluster://, got {url!r}"
-        )
-    return aioredis.Redis.from_url(url, **options)
-
-
-class RedisCoordination:
-    """The coordination interface on Redis (``await store.start()`` first)."""
+class RedisCoordination(RedisMatchmaking):
+    """The coordination interface and the matchmaking store on Redis
+    (``await store.start()`` first)."""
 
     def __init__(
         self,
@@ -199,6 +151,7 @@ class RedisCoordination:
         self._commit = self.client.register_script(COMMIT)
         self._release = self.client.register_script(RELEASE)
         self._settle = self.client.register_script(SETTLE)
+        self._register_matchmaking_scripts()
         self._held: set[str] = set()  # jobs a task of this process works on
         self._next_orphan_check = 0.0
 
@@ -210,6 +163,7 @@ class RedisCoordination:
         except ResponseError as error:
             if "BUSYGROUP" not in str(error):
                 raise
+        await self._create_results_group()
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -221,20 +175,37 @@ class RedisCoordination:
             raise ValueError(f"match {data.match_id} exists already")
 
     async def compare_and_set(
-        self, data: MatchData, expected_version: int, events: list[Event], job: BotJob | None
+        self,
+        data: MatchData,
+        expected_version: int,
+        events: list[Event],
+        job: BotJob | None,
+        result: bool = False,
     ) -> bool:
-        return await self._write(data, str(expected_version), events, job)
+        return await self._write(data, str(expected_version), events, job, result)
+
+    @unavailable_on_connection_errors
+    async def delete(self, match_id: str) -> None:
+        await self.client.delete(data_key(match_id))
+        await self.client.delete(events_key(match_id))
 
     @unavailable_on_connection_errors
     async def _write(
-        self, data: MatchData, expected: str, events: list[Event], job: BotJob | None
+        self,
+        data: MatchData,
+        expected: str,
+        events: list[Event],
+        job: BotJob | None,
+        result: bool = False,
     ) -> bool:
         # Ahead of the commit (see the module's docstring). A deadline only
         # ever moves earlier here, so a change that loses its race cannot
         # hide the real one; due_matches corrects entries that are early.
-        queued = None
+        queued = rated = None
         if job is not None:
             queued = await self.client.xadd(JOBS, {**dump_job(job), "attempts": "0"})
+        if result:
+            rated = await self.client.xadd(RESULTS, {"m": data.match_id, "v": data.version})
         if data.deadline_ms:
             await self.client.zadd(DEADLINES, {data.match_id: data.deadline_ms}, lt=True)
         arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms]
@@ -244,6 +215,8 @@ class RedisCoordination:
         stored = bool(await self._commit(keys=keys, args=arguments))
         if not stored and queued is not None:
             await self.client.xdel(JOBS, queued)  # a crash before this: the worker drops it
+        if not stored and rated is not None:
+            await self.client.xdel(RESULTS, rated)
         if stored and not data.deadline_ms:
             await self.client.zrem(DEADLINES, data.match_id)
         return stored

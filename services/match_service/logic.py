@@ -270,7 +270,11 @@ async def commit(m: Matches, change: Change, state: State) -> None:
     data = change.data
     data.version = change.expected_version + 1
     job = bot_job(m, change, state)
-    if not await m.coordination.compare_and_set(data, change.expected_version, change.events, job):
+    result = change.finished and data.rated  # for the ratings
+    stored = await m.coordination.compare_and_set(
+        data, change.expected_version, change.events, job, result
+    )
+    if not stored:
         raise Aborted("the match changed meanwhile: read it again and retry")
     m.states.keep(data.match_id, state)
     count(data, state, change)
@@ -322,6 +326,25 @@ def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind
 
 
 async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateMatchResponse:
+    match, owner_token, _ = await new_match(m, request)
+    return ms.CreateMatchResponse(match=match, owner_token=owner_token)
+
+
+async def create_seated_match(
+    m: Matches, request: ms.CreateMatchRequest, players: Sequence[str]
+) -> tuple[ms.Match, list[str]]:
+    """A match whose human seats are taken at once (one write, no joins),
+    for the matchmaker: ``players`` names each seat's player ("" for bots);
+    returns the match and each seat's token ("" for bots)."""
+    match, _, tokens = await new_match(m, request, players)
+    return match, tokens
+
+
+async def new_match(
+    m: Matches, request: ms.CreateMatchRequest, players: Sequence[str] | None = None
+) -> tuple[ms.Match, str, list[str]]:
+    """The match, its owner token, and each seat's token when ``players``
+    seats its humans at once (else all "")."""
     config = request.config
     game = game_from_config(config)
     kinds, specs = _seats(game, request)
@@ -330,6 +353,8 @@ async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateM
     if drawn:  # "roll a Rolit ball as if it was a die"; Volta: "decide who starts"
         game = game_from_config(with_first_seat(config, secrets.randbelow(len(kinds))))
     owner_token = secrets.token_urlsafe(32)
+    seated = players is not None
+    tokens = [secrets.token_urlsafe(32) if seated and k == HUMAN else "" for k in kinds]
     now = m.now_ms()
     data = MatchData(
         match_id=secrets.token_hex(8),
@@ -337,7 +362,7 @@ async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateM
         rules_version=game.game_type.rules_version,
         seat_kinds=kinds,
         bot_specs=specs,
-        token_hashes=[""] * len(kinds),
+        token_hashes=[token_hash(t) if t else "" for t in tokens],
         owner_hash=token_hash(owner_token),
         status=WAITING,
         first_seat_drawn=drawn,
@@ -346,15 +371,16 @@ async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateM
         increment_ms=increment_ms,
         clocks_ms=[base_ms if kind == HUMAN else 0 for kind in kinds],
         expires_ms=now + round(m.settings.waiting_ttl * 1000),
+        players=list(players or ()),
     )
     state = game.new_initial_state()
     change = Change(data, now)
-    if HUMAN not in kinds:
+    if seated or HUMAN not in kinds:
         start(m, change, state)
     await m.coordination.create(data, change.events, bot_job(m, change, state))
     m.states.keep(data.match_id, state)
     count(data, state, change)
-    return ms.CreateMatchResponse(match=match_message(data, state), owner_token=owner_token)
+    return match_message(data, state), owner_token, tokens
 
 
 async def join_match(
@@ -458,6 +484,19 @@ async def submit_action(
         del data.submissions[old]  # a retry comes soon after its submission
     await commit(m, change, after)
     return response
+
+
+async def mark_rated(m: Matches, match_id: str) -> bool:
+    """Makes the match rated (its finish queues it for the ratings); False
+    if it finished first, and stays unrated."""
+    data = await load(m, match_id)
+    if data.status == FINISHED:
+        return False
+    data.rated = True
+    data.version += 1
+    if not await m.coordination.compare_and_set(data, data.version - 1, [], None):
+        return await mark_rated(m, match_id)  # a move landed meanwhile: once more
+    return True
 
 
 async def get_match(m: Matches, match_id: str) -> ms.GetMatchResponse:

@@ -1,0 +1,162 @@
+"""What the matchmaker keeps in the coordination store: tickets in queues,
+a lease per queue, and ratings.
+
+A ticket moves QUEUED -> (claimed by a pass) -> ASSIGNED, or to EXPIRED or
+CANCELLED. A pass holds its queue's lease, whose fencing token grows with
+each new holder; it claims a table's tickets atomically (only QUEUED,
+unclaimed tickets, and only while its lease stands), creates the match, then
+assigns them atomically (only if each is still claimed by its token). So a
+ticket cancelled while a pass forms its table is never assigned, and the
+claims of a crashed pass are released by the next holder.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class Status(enum.IntEnum):
+    """A ticket's state (the values of meeple.v1.TicketStatus)."""
+
+    QUEUED = 1
+    ASSIGNED = 2
+    EXPIRED = 3
+    CANCELLED = 4
+
+
+@dataclass
+class TicketRecord:
+    """A party's ticket. ``claim`` is the fencing token of the pass that
+    claimed it (0: none); ``version`` grows with every change, for watchers."""
+
+    ticket_id: str
+    queue: str
+    token_hash: str
+    game: str  # the game's name
+    config: bytes  # a serialized GameConfig (no first seat, no player count)
+    seat_counts: list[int]
+    player_ids: list[str]
+    allow_bots: bool
+    rating: float
+    created_ms: int
+    expires_ms: int
+    seen_ms: int  # the last heartbeat
+    status: Status = Status.QUEUED
+    claim: int = 0
+    assignment: bytes = b""  # a serialized Assignment, once assigned
+    version: int = 0
+
+    @property
+    def party(self) -> int:
+        return len(self.player_ids)
+
+
+@dataclass
+class PlayerRating:
+    """One player's openskill rating in one game."""
+
+    player_id: str
+    mu: float
+    sigma: float
+    matches: int = 0
+    version: int = 0  # grows with every update, for compare-and-set
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+class Applied(enum.Enum):
+    APPLIED = "applied"
+    ALREADY = "already"  # this match was rated before
+    CONFLICT = "conflict"  # a player's rating changed meanwhile: read and retry
+
+
+@dataclass(frozen=True)
+class ResultJob:
+    """A rated match finished at ``version`` of its record: rate it."""
+
+    receipt: str
+    match_id: str
+    version: int
+
+
+@dataclass
+class Claim:
+    """The outcome of claiming a table's tickets."""
+
+    ok: bool
+    refused: list[str] = field(default_factory=list)  # tickets no longer free
+
+
+class MatchmakingStore(Protocol):
+    """Tickets, leases and ratings (see the module's docstring)."""
+
+    async def create_ticket(self, ticket: TicketRecord) -> None: ...
+
+    async def load_ticket(self, ticket_id: str) -> TicketRecord | None: ...
+
+    async def wait_ticket(
+        self, ticket_id: str, version: int, timeout: float
+    ) -> TicketRecord | None:
+        """The ticket once its version is past ``version``, or as it is after
+        ``timeout`` seconds; None if there is no such ticket."""
+        ...
+
+    async def heartbeat(self, ticket_id: str, now_ms: int) -> None: ...
+
+    async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:
+        """Cancels a queued (or claimed) ticket; the ticket as it is after."""
+        ...
+
+    async def queues(self) -> list[str]:
+        """The queues that have queued tickets."""
+        ...
+
+    async def queued(self, queue: str) -> list[TicketRecord]:
+        """The queue's queued tickets (claimed ones included), oldest first."""
+        ...
+
+    async def acquire_lease(self, queue: str, holder: str, seconds: float) -> int | None:
+        """The fencing token of ``holder``'s lease on ``queue`` (taken or
+        renewed for ``seconds``), or None while another holds it."""
+        ...
+
+    async def claim(self, queue: str, fence: int, ticket_ids: list[str]) -> Claim:
+        """Claims every ticket (each queued and unclaimed) while the lease's
+        token is still ``fence``; all or none."""
+        ...
+
+    async def release(self, queue: str, fence: int, ticket_ids: list[str]) -> None:
+        """Unclaims the tickets that ``fence`` (or an older token) claimed."""
+        ...
+
+    async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
+        """Assigns every ticket still claimed by ``fence``; all or none."""
+        ...
+
+    async def expire(self, queue: str, ticket_ids: list[str]) -> None:
+        """Expires the tickets that are queued and unclaimed."""
+        ...
+
+    async def ratings(self, game: str, player_ids: list[str]) -> dict[str, PlayerRating]:
+        """Stored ratings (players without one are absent)."""
+        ...
+
+    async def apply_ratings(
+        self, game: str, match_id: str, before: dict[str, int], after: list[PlayerRating]
+    ) -> Applied:
+        """Stores ``after`` once per match: unless the match was rated
+        already, or a player's version is no longer ``before[player]``
+        (0: no rating yet)."""
+        ...
+
+    async def leaderboard(self, game: str, offset: int, limit: int) -> list[PlayerRating]: ...
+
+    async def pull_result(self, timeout: float) -> ResultJob | None:
+        """A finished rated match to rate (delivered again if not acknowledged)."""
+        ...
+
+    async def ack_result(self, receipt: str) -> None: ...

@@ -1,0 +1,391 @@
+"""The matchmaking half of the Redis store (see ``coordination.matchmaking``).
+
+Keys, one hash tag per queue so that one script claims or assigns a table:
+
+- ``{q:<queue>}:t:<ticket>``: a hash with the ticket's fixed ``record``
+  (JSON) and its changing ``status``, ``claim``, ``version``, ``seen`` and
+  ``assignment``; ``{q:<queue>}:t:<ticket>:x``: a short stream with one entry
+  ``<version>-1`` per change, which watchers wait on with XREAD BLOCK;
+- ``{q:<queue>}:queued``: a sorted set of the queued tickets by age;
+- ``{q:<queue>}:lease`` (``holder|fence``, with a TTL) and
+  ``{q:<queue>}:fence`` (the fencing counter);
+- ``meeple:queues``: the queues that may have tickets;
+- ``{r:<game>}:ratings`` (a hash of JSON ratings), ``{r:<game>}:board``
+  (a sorted set by ordinal) and ``{r:<game>}:rated:<match>`` (a marker, so
+  a match is rated once);
+- ``{meeple:jobs}:results``: a stream of finished rated matches with the
+  consumer group ``raters``.
+
+An ended ticket stays readable for ``TERMINAL_TICKET_MS``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from services.coordination.matchmaking import (
+    Applied,
+    Claim,
+    PlayerRating,
+    ResultJob,
+    Status,
+    TicketRecord,
+)
+from services.coordination.redis_client import unavailable_on_connection_errors
+
+QUEUES = "meeple:queues"
+RESULTS = "{meeple:jobs}:results"
+RATERS = "raters"
+TERMINAL_TICKET_MS = 600_000
+RATED_MARKER_SECONDS = 30 * 24 * 3600
+
+# The fields of a ticket that never change, kept as one JSON value.
+FIXED = (
+    "ticket_id",
+    "queue",
+    "token_hash",
+    "game",
+    "config",
+    "seat_counts",
+    "player_ids",
+    "allow_bots",
+    "rating",
+    "created_ms",
+    "expires_ms",
+)
+
+LEASE = """
+local lease = redis.call('GET', KEYS[1])
+if lease then
+  local holder, fence = string.match(lease, '^(.*)|(%d+)$')
+  if holder ~= ARGV[1] then return false end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return tonumber(fence)
+end
+local fence = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
+return fence
+"""
+
+# KEYS: lease, tickets...; ARGV: fence, ticket ids... (aligned with the keys)
+CLAIM = """
+local lease = redis.call('GET', KEYS[1])
+if not lease or string.match(lease, '|(%d+)$') ~= ARGV[1] then return {'-lease'} end
+local refused = {}
+for i = 2, #KEYS do
+  local state = redis.call('HMGET', KEYS[i], 'status', 'claim')
+  if state[1] ~= '1' or state[2] ~= '0' then table.insert(refused, ARGV[i]) end
+end
+if #refused > 0 then return refused end
+for i = 2, #KEYS do redis.call('HSET', KEYS[i], 'claim', ARGV[1]) end
+return {}
+"""
+
+# KEYS: tickets...; ARGV: fence
+RELEASE = """
+for i = 1, #KEYS do
+  local claim = tonumber(redis.call('HGET', KEYS[i], 'claim') or '0')
+  if claim > 0 and claim <= tonumber(ARGV[1]) then redis.call('HSET', KEYS[i], 'claim', '0') end
+end
+return 0
+"""
+
+# Ends tickets. KEYS: queued, then n tickets, then their streams; ARGV: n,
+# the new status, what a ticket must be claimed by ('0': unclaimed), the TTL
+# (ms) of an ended ticket, then n ids, then n assignments ('' for none).
+END = """
+local n = tonumber(ARGV[1])
+local ended = 0
+for i = 1, n do
+  local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim')
+  if ARGV[2] == '2' and (state[1] ~= '1' or state[2] ~= ARGV[3]) then return 0 end
+end
+for i = 1, n do
+  local key = KEYS[1 + i]
+  local state = redis.call('HMGET', key, 'status', 'claim')
+  if state[1] == '1' and state[2] == ARGV[3] then
+    local version = redis.call('HINCRBY', key, 'version', 1)
+    redis.call('HSET', key, 'status', ARGV[2], 'claim', '0', 'assignment', ARGV[4 + n + i])
+    redis.call('ZREM', KEYS[1], ARGV[4 + i])
+    redis.call('XADD', KEYS[1 + n + i], 'MAXLEN', '8', version .. '-1', 's', ARGV[2])
+    redis.call('PEXPIRE', key, ARGV[4])
+    redis.call('PEXPIRE', KEYS[1 + n + i], ARGV[4])
+    ended = ended + 1
+  end
+end
+return ended
+"""
+
+CANCEL = """
+local state = redis.call('HMGET', KEYS[1], 'status', 'claim')
+if state[1] ~= '1' then return 0 end
+local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('HSET', KEYS[1], 'status', '4', 'claim', '0')
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('XADD', KEYS[3], 'MAXLEN', '8', version .. '-1', 's', '4')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return 1
+"""
+
+HEARTBEAT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'seen', ARGV[1]) end
+return 0
+"""
+
+# KEYS: ratings, board, marker; ARGV: n, marker TTL, then n times: player,
+# expected version, new rating (JSON), ordinal.
+APPLY = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return 'already' end
+local n = tonumber(ARGV[1])
+for i = 0, n - 1 do
+  local current = redis.call('HGET', KEYS[1], ARGV[3 + 4 * i])
+  local version = 0
+  if current then version = cjson.decode(current)['version'] end
+  if version ~= tonumber(ARGV[4 + 4 * i]) then return 'conflict' end
+end
+for i = 0, n - 1 do
+  redis.call('HSET', KEYS[1], ARGV[3 + 4 * i], ARGV[5 + 4 * i])
+  redis.call('ZADD', KEYS[2], ARGV[6 + 4 * i], ARGV[3 + 4 * i])
+end
+redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
+return 'applied'
+"""
+
+
+def ticket_key(queue: str, ticket_id: str) -> str:
+    return f"{{q:{queue}}}:t:{ticket_id}"
+
+
+def changes_key(queue: str, ticket_id: str) -> str:
+    return f"{{q:{queue}}}:t:{ticket_id}:x"
+
+
+def queued_key(queue: str) -> str:
+    return f"{{q:{queue}}}:queued"
+
+
+def queue_of(ticket_id: str) -> str:
+    """Ticket ids are ``<queue>.<random>``."""
+    return ticket_id.rsplit(".", 1)[0]
+
+
+def _ticket(fields: dict[bytes, bytes]) -> TicketRecord:
+    record: dict[str, Any] = json.loads(fields[b"record"])
+    config = bytes.fromhex(record.pop("config"))
+    return TicketRecord(
+        **record,
+        config=config,
+        seen_ms=int(fields[b"seen"]),
+        status=Status(int(fields[b"status"])),
+        claim=int(fields[b"claim"]),
+        assignment=fields.get(b"assignment", b""),
+        version=int(fields[b"version"]),
+    )
+
+
+def _rating(player_id: str, raw: bytes) -> PlayerRating:
+    fields = json.loads(raw)
+    return PlayerRating(
+        player_id, fields["mu"], fields["sigma"], fields["matches"], fields["version"]
+    )
+
+
+class RedisMatchmaking:
+    """Mixed into RedisCoordination, which sets the client, its consumer name
+    and the visibility timeout."""
+
+    client: Any
+    consumer: str
+    visibility_timeout: float
+
+    def _register_matchmaking_scripts(self) -> None:
+        self._lease = self.client.register_script(LEASE)
+        self._claim = self.client.register_script(CLAIM)
+        self._release_claims = self.client.register_script(RELEASE)
+        self._end = self.client.register_script(END)
+        self._cancel = self.client.register_script(CANCEL)
+        self._heartbeat = self.client.register_script(HEARTBEAT)
+        self._apply = self.client.register_script(APPLY)
+
+    async def _create_results_group(self) -> None:
+        try:
+            await self.client.xgroup_create(RESULTS, RATERS, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    # --- tickets -----------------------------------------------------------------
+
+    @unavailable_on_connection_errors
+    async def create_ticket(self, ticket: TicketRecord) -> None:
+        record = {name: getattr(ticket, name) for name in FIXED}
+        record["config"] = ticket.config.hex()
+        key = ticket_key(ticket.queue, ticket.ticket_id)
+        fields = {
+            "record": json.dumps(record),
+            "status": int(ticket.status),
+            "claim": 0,
+            "version": ticket.version,
+            "seen": ticket.seen_ms,
+            "assignment": b"",
+        }
+        if not await self.client.hsetnx(key, "record", fields["record"]):
+            raise ValueError(f"ticket {ticket.ticket_id} exists already")
+        await self.client.hset(key, mapping=fields)
+        await self.client.zadd(queued_key(ticket.queue), {ticket.ticket_id: ticket.created_ms})
+        await self.client.sadd(QUEUES, ticket.queue)
+
+    @unavailable_on_connection_errors
+    async def load_ticket(self, ticket_id: str) -> TicketRecord | None:
+        fields = await self.client.hgetall(ticket_key(queue_of(ticket_id), ticket_id))
+        return _ticket(fields) if fields.get(b"status") else None
+
+    @unavailable_on_connection_errors
+    async def wait_ticket(
+        self, ticket_id: str, version: int, timeout: float
+    ) -> TicketRecord | None:
+        ticket = await self.load_ticket(ticket_id)
+        if ticket is not None and ticket.version <= version:
+            stream = changes_key(queue_of(ticket_id), ticket_id)
+            await self.client.xread({stream: f"{version}-1"}, block=max(1, round(timeout * 1000)))
+            ticket = await self.load_ticket(ticket_id)
+        return ticket
+
+    @unavailable_on_connection_errors
+    async def heartbeat(self, ticket_id: str, now_ms: int) -> None:
+        await self._heartbeat(keys=[ticket_key(queue_of(ticket_id), ticket_id)], args=[now_ms])
+
+    @unavailable_on_connection_errors
+    async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:
+        queue = queue_of(ticket_id)
+        keys = [ticket_key(queue, ticket_id), queued_key(queue), changes_key(queue, ticket_id)]
+        await self._cancel(keys=keys, args=[ticket_id, TERMINAL_TICKET_MS])
+        return await self.load_ticket(ticket_id)
+
+    @unavailable_on_connection_errors
+    async def queues(self) -> list[str]:
+        return sorted(raw.decode() for raw in await self.client.smembers(QUEUES))
+
+    @unavailable_on_connection_errors
+    async def queued(self, queue: str) -> list[TicketRecord]:
+        ids = [raw.decode() for raw in await self.client.zrange(queued_key(queue), 0, -1)]
+        if not ids:
+            await self.client.srem(QUEUES, queue)  # a later ticket adds it again
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for ticket_id in ids:
+                pipe.hgetall(ticket_key(queue, ticket_id))
+            answers = await pipe.execute()
+        tickets = [_ticket(fields) for fields in answers if fields.get(b"status")]
+        return [t for t in tickets if t.status is Status.QUEUED]
+
+    # --- leases and claims ----------------------------------------------------------
+
+    @unavailable_on_connection_errors
+    async def acquire_lease(self, queue: str, holder: str, seconds: float) -> int | None:
+        keys = [f"{{q:{queue}}}:lease", f"{{q:{queue}}}:fence"]
+        fence = await self._lease(keys=keys, args=[holder, round(seconds * 1000)])
+        return int(fence) if fence else None
+
+    @unavailable_on_connection_errors
+    async def claim(self, queue: str, fence: int, ticket_ids: list[str]) -> Claim:
+        keys = [f"{{q:{queue}}}:lease", *(ticket_key(queue, t) for t in ticket_ids)]
+        refused = await self._claim(keys=keys, args=[fence, *ticket_ids])
+        names = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in refused]
+        if names == ["-lease"]:
+            return Claim(False, list(ticket_ids))
+        return Claim(not names, names)
+
+    @unavailable_on_connection_errors
+    async def release(self, queue: str, fence: int, ticket_ids: list[str]) -> None:
+        if ticket_ids:
+            keys = [ticket_key(queue, t) for t in ticket_ids]
+            await self._release_claims(keys=keys, args=[fence])
+
+    async def _end_tickets(
+        self,
+        queue: str,
+        ticket_ids: list[str],
+        status: Status,
+        claimed_by: int,
+        assignments: list[bytes],
+    ) -> int:
+        keys = [
+            queued_key(queue),
+            *(ticket_key(queue, t) for t in ticket_ids),
+            *(changes_key(queue, t) for t in ticket_ids),
+        ]
+        args = [len(ticket_ids), int(status), claimed_by, TERMINAL_TICKET_MS, *ticket_ids]
+        return int(await self._end(keys=keys, args=[*args, *assignments]))
+
+    @unavailable_on_connection_errors
+    async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
+        ids = list(assignments)
+        values = [assignments[t] for t in ids]
+        return await self._end_tickets(queue, ids, Status.ASSIGNED, fence, values) == len(ids)
+
+    @unavailable_on_connection_errors
+    async def expire(self, queue: str, ticket_ids: list[str]) -> None:
+        if ticket_ids:
+            await self._end_tickets(queue, ticket_ids, Status.EXPIRED, 0, [b""] * len(ticket_ids))
+
+    # --- ratings -------------------------------------------------------------------
+
+    @unavailable_on_connection_errors
+    async def ratings(self, game: str, player_ids: list[str]) -> dict[str, PlayerRating]:
+        if not player_ids:
+            return {}
+        raws = await self.client.hmget(f"{{r:{game}}}:ratings", player_ids)
+        return {p: _rating(p, raw) for p, raw in zip(player_ids, raws, strict=True) if raw}
+
+    @unavailable_on_connection_errors
+    async def apply_ratings(
+        self, game: str, match_id: str, before: dict[str, int], after: list[PlayerRating]
+    ) -> Applied:
+        keys = [f"{{r:{game}}}:ratings", f"{{r:{game}}}:board", f"{{r:{game}}}:rated:{match_id}"]
+        args: list[Any] = [len(after), RATED_MARKER_SECONDS]
+        for rating in after:
+            fields = {
+                "mu": rating.mu,
+                "sigma": rating.sigma,
+                "matches": rating.matches,
+                "version": rating.version,
+            }
+            args += [rating.player_id, before[rating.player_id], json.dumps(fields), rating.ordinal]
+        answer = await self._apply(keys=keys, args=args)
+        return Applied(answer.decode() if isinstance(answer, bytes) else answer)
+
+    @unavailable_on_connection_errors
+    async def leaderboard(self, game: str, offset: int, limit: int) -> list[PlayerRating]:
+        ids = await self.client.zrevrange(f"{{r:{game}}}:board", offset, offset + limit - 1)
+        players = [raw.decode() for raw in ids]
+        stored = await self.ratings(game, players)
+        return [stored[p] for p in players if p in stored]
+
+    # --- finished rated matches ------------------------------------------------------------
+
+    @unavailable_on_connection_errors
+    async def pull_result(self, timeout: float) -> ResultJob | None:
+        idle_ms = round(self.visibility_timeout * 1000)
+        _, claimed, *_ = await self.client.xautoclaim(
+            RESULTS, RATERS, self.consumer, idle_ms, start_id="0-0", count=1
+        )
+        if not claimed:
+            block = max(1, round(timeout * 1000))
+            answer = await self.client.xreadgroup(
+                RATERS, self.consumer, {RESULTS: ">"}, count=1, block=block
+            )
+            claimed = answer[0][1] if answer else []
+        for entry_id, fields in claimed:
+            if fields is not None:
+                return ResultJob(entry_id.decode(), fields[b"m"].decode(), int(fields[b"v"]))
+        return None
+
+    @unavailable_on_connection_errors
+    async def ack_result(self, receipt: str) -> None:
+        await self.client.xack(RESULTS, RATERS, receipt)
+        await self.client.xdel(RESULTS, receipt)
