@@ -22,6 +22,7 @@ An ended ticket stays readable for ``TERMINAL_TICKET_MS``.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from redis.exceptions import ResponseError
@@ -41,6 +42,7 @@ RESULTS = "{meeple:jobs}:results"
 RATERS = "raters"
 TERMINAL_TICKET_MS = 600_000
 RATED_MARKER_SECONDS = 30 * 24 * 3600
+RESULT_SLICE_SECONDS = 0.25
 
 # The fields of a ticket that never change, kept as one JSON value.
 FIXED = (
@@ -370,6 +372,16 @@ class RedisMatchmaking:
 
     @unavailable_on_connection_errors
     async def pull_result(self, timeout: float) -> ResultJob | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            job = await self._pull_result_once(min(timeout, RESULT_SLICE_SECONDS))
+            timeout = deadline - time.monotonic()
+            if job is not None or timeout <= 0:
+                return job
+
+    async def _pull_result_once(self, timeout: float) -> ResultJob | None:
+        """A result whose rater went quiet past the visibility timeout, else
+        a new one (waiting up to ``timeout``)."""
         idle_ms = round(self.visibility_timeout * 1000)
         _, claimed, *_ = await self.client.xautoclaim(
             RESULTS, RATERS, self.consumer, idle_ms, start_id="0-0", count=1

@@ -1,0 +1,272 @@
+"""MatchmakingService through real gRPC, on both stores (in memory, and on a
+real redis-server): tickets seated into matches the seat tokens play, Rolit
+tables with parties, bot fill, cancellation, expiry without a heartbeat,
+ratings updated once per match, and every bad request refused."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from google.protobuf.duration_pb2 import Duration
+from meeple.v1 import game_pb2 as pb
+from meeple.v1 import match_service_pb2 as ms
+from meeple.v1 import match_service_pb2_grpc as ms_grpc
+from meeple.v1 import matchmaking_service_pb2 as mm
+from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
+
+from services.coordination import MemoryCoordination
+from services.match_service.logic import Matches
+from services.matchmaking import logic
+from services.matchmaking.logic import Matchmaker
+from services.settings import Settings
+from tests.services.conftest import Served
+
+TICKET = "meeple-ticket-token"
+SEAT = "meeple-seat-token"
+OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
+ROLIT = pb.GameConfig(kind=pb.GAME_KIND_ROLIT)
+
+
+@dataclass
+class Stubs:
+    served: Served
+    tickets: mm_grpc.MatchmakingServiceStub
+    matches: ms_grpc.MatchServiceStub
+
+
+@pytest.fixture(params=["memory", "redis"])
+def matchmaking(
+    request: pytest.FixtureRequest, serve: Callable[..., Served]
+) -> Callable[..., Stubs]:
+    """``matchmaking(**settings)``: a server on the store of the test's
+    parameter, and stubs to it."""
+
+    def start(**settings: object) -> Stubs:
+        options: dict[str, object] = {"workers": 1}
+        if request.param == "redis":
+            server = request.getfixturevalue("redis_server")
+            server.flush()
+            options["redis_url"] = server.url
+        served = serve(Settings(**settings), **options)  # type: ignore[arg-type]
+        channel = served.channel
+        return Stubs(
+            served, mm_grpc.MatchmakingServiceStub(channel), ms_grpc.MatchServiceStub(channel)
+        )
+
+    yield start
+
+
+def ticket(
+    stubs: Stubs, config: pb.GameConfig, players: list[str], **fields: object
+) -> mm.CreateTicketResponse:
+    request = mm.CreateTicketRequest(config=config, player_ids=players, **fields)  # type: ignore[arg-type]
+    return stubs.tickets.CreateTicket(request)
+
+
+def watch(stubs: Stubs, created: mm.CreateTicketResponse) -> list[mm.WatchTicketResponse]:
+    """The ticket's whole stream (a ticket ends within seconds in these tests)."""
+    request = mm.WatchTicketRequest(ticket_id=created.ticket.ticket_id)
+    metadata = [(TICKET, created.ticket_token)]
+    return list(stubs.tickets.WatchTicket(request, metadata=metadata, timeout=15))
+
+
+def code_of(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    return info.value.code(), info.value.details()
+
+
+def test_two_tickets_share_a_match_that_their_seat_tokens_play(
+    matchmaking: Callable[..., Stubs],
+) -> None:
+    stubs = matchmaking()
+    ann = ticket(stubs, OTHELLO, ["ann"])
+    bo = ticket(stubs, OTHELLO, ["bo"])
+    assert ann.ticket.status == mm.TICKET_STATUS_QUEUED
+    assert ann.ticket.window == pytest.approx(2.0, abs=0.1)
+    events = [watch(stubs, ann), watch(stubs, bo)]
+    for stream in events:
+        assert stream[0].HasField("snapshot")
+        assert stream[-1].HasField("assigned")
+    first, second = (stream[-1].assigned for stream in events)
+    assert first.match_id == second.match_id
+    assert first.bot_seats == 0
+    seats = {s.player_id: s for s in (*first.seats, *second.seats)}
+    assert sorted(s.seat for s in seats.values()) == [0, 1]
+    match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=first.match_id)).match
+    assert match.status == ms.MATCH_STATUS_PLAYING
+    assert all(seat.joined for seat in match.seats)
+    mover = next(s for s in seats.values() if s.seat == match.view.seat_to_act)
+    request = ms.SubmitActionRequest(
+        match_id=first.match_id,
+        expected_ply=0,
+        actions=[pb.Action(board=pb.BoardMove(square=19))],
+    )
+    played = stubs.matches.SubmitAction(request, metadata=[(SEAT, mover.seat_token)])
+    assert played.match.view.ply == 1
+    done = stubs.tickets.CancelTicket(
+        mm.CancelTicketRequest(ticket_id=ann.ticket.ticket_id),
+        metadata=[(TICKET, ann.ticket_token)],
+    )
+    assert done.ticket.status == mm.TICKET_STATUS_ASSIGNED  # too late to cancel
+
+
+def test_a_rolit_table_of_four_keeps_the_party_together(
+    matchmaking: Callable[..., Stubs],
+) -> None:
+    stubs = matchmaking()
+    party = ticket(stubs, ROLIT, ["p1", "p2"])  # any table size
+    singles = [ticket(stubs, ROLIT, [name], seat_counts=[4]) for name in ("s1", "s2")]
+    assignments = [watch(stubs, t)[-1].assigned for t in (party, *singles)]
+    assert len({a.match_id for a in assignments}) == 1
+    assert [s.player_id for s in assignments[0].seats] == ["p1", "p2"]
+    match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=assignments[0].match_id)).match
+    assert match.config.rolit.players == 4
+    assert match.first_seat_drawn
+
+
+def test_bots_fill_a_table_after_the_wait(matchmaking: Callable[..., Stubs]) -> None:
+    stubs = matchmaking(bot_fill_after=0.3)
+    began = time.monotonic()
+    created = ticket(stubs, ROLIT, ["solo"], seat_counts=[3], allow_bots=True)
+    assigned = watch(stubs, created)[-1].assigned
+    assert time.monotonic() - began >= 0.3
+    assert assigned.bot_seats == 2
+    match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=assigned.match_id)).match
+    kinds = [seat.kind for seat in match.seats]
+    assert kinds == [ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT, ms.SEAT_KIND_BOT]
+    assert match.seats[1].bot_spec == "hard"  # a new player's 25 is nearest hard's 27
+
+
+def test_a_ticket_is_cancelled_only_with_its_token(matchmaking: Callable[..., Stubs]) -> None:
+    stubs = matchmaking()
+    created = ticket(stubs, OTHELLO, ["ann"])
+    cancel = mm.CancelTicketRequest(ticket_id=created.ticket.ticket_id)
+    code, _ = code_of(lambda: stubs.tickets.CancelTicket(cancel))
+    assert code == grpc.StatusCode.UNAUTHENTICATED
+    code, _ = code_of(lambda: stubs.tickets.CancelTicket(cancel, metadata=[(TICKET, "forged")]))
+    assert code == grpc.StatusCode.PERMISSION_DENIED
+    done = stubs.tickets.CancelTicket(cancel, metadata=[(TICKET, created.ticket_token)])
+    assert done.ticket.status == mm.TICKET_STATUS_CANCELLED
+    events = watch(stubs, created)
+    assert [e.WhichOneof("event") for e in events] == ["snapshot", "ended"]
+    assert events[-1].ended.status == mm.TICKET_STATUS_CANCELLED
+
+
+def test_a_ticket_without_a_heartbeat_expires(matchmaking: Callable[..., Stubs]) -> None:
+    stubs = matchmaking(ticket_heartbeat_timeout=0.5)
+    created = ticket(stubs, OTHELLO, ["ghost"])
+    time.sleep(1.0)  # nobody watches it
+    events = watch(stubs, created)
+    assert events[-1].HasField("ended")
+    assert events[-1].ended.status == mm.TICKET_STATUS_EXPIRED
+    watched = ticket(stubs, OTHELLO, ["patient"], max_wait=Duration(seconds=1))
+    began = time.monotonic()
+    events = watch(stubs, watched)  # the heartbeat keeps it, max_wait ends it
+    assert events[-1].ended.status == mm.TICKET_STATUS_EXPIRED
+    assert 0.9 < time.monotonic() - began < 5
+
+
+def test_ratings_change_once_per_finished_match(matchmaking: Callable[..., Stubs]) -> None:
+    stubs = matchmaking()
+    tickets = [ticket(stubs, OTHELLO, [name]) for name in ("winner", "loser")]
+    seats = {s.player_id: s for t in tickets for s in watch(stubs, t)[-1].assigned.seats}
+    match_id = watch(stubs, tickets[0])[-1].assigned.match_id
+    resign = ms.ResignRequest(match_id=match_id)
+    stubs.matches.Resign(resign, metadata=[(SEAT, seats["loser"].seat_token)])
+
+    def rating(player: str) -> mm.Rating:
+        request = mm.GetRatingRequest(game=pb.GAME_KIND_OTHELLO, player_id=player)
+        return stubs.tickets.GetRating(request).rating
+
+    deadline = time.monotonic() + 10
+    while rating("winner").matches == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    winner, loser = rating("winner"), rating("loser")
+    assert (winner.matches, loser.matches) == (1, 1)
+    assert winner.mu > 25 > loser.mu
+    assert winner.ordinal == pytest.approx(winner.mu - 3 * winner.sigma)
+    time.sleep(0.5)  # a second rating of the same match would land by now
+    assert rating("winner") == winner
+    board = stubs.tickets.ListLeaderboard(mm.ListLeaderboardRequest(game=pb.GAME_KIND_OTHELLO))
+    assert [r.player_id for r in board.ratings] == ["winner", "loser"]
+    page = stubs.tickets.ListLeaderboard(
+        mm.ListLeaderboardRequest(game=pb.GAME_KIND_OTHELLO, page_size=1)
+    )
+    assert [r.player_id for r in page.ratings] == ["winner"]
+    rest = stubs.tickets.ListLeaderboard(
+        mm.ListLeaderboardRequest(
+            game=pb.GAME_KIND_OTHELLO, page_size=1, page_token=page.next_page_token
+        )
+    )
+    assert [r.player_id for r in rest.ratings] == ["loser"]
+    assert not rest.next_page_token
+    newcomer = rating("newcomer")
+    assert (newcomer.mu, newcomer.matches) == (pytest.approx(25.0), 0)
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"config": pb.GameConfig()}, "config.kind"),
+        ({"config": OTHELLO, "player_ids": []}, "at least one player"),
+        ({"config": OTHELLO, "player_ids": ["a", "a"]}, "twice"),
+        ({"config": OTHELLO, "player_ids": ["x" * 65]}, "1 to 64"),
+        ({"config": OTHELLO, "player_ids": ["a", "b", "c"]}, "fits no table"),
+        ({"config": OTHELLO, "player_ids": ["a"], "seat_counts": [3]}, "2..2 seats"),
+        (
+            {"config": pb.GameConfig(kind=pb.GAME_KIND_ROLIT, rolit=pb.RolitOptions(players=3))},
+            "seat_counts",
+        ),
+        (
+            {"config": pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=pb.VoltaOptions(first_seat=1))},
+            "first_seat",
+        ),
+        ({"config": OTHELLO, "max_wait": Duration(seconds=3600)}, "max_wait"),
+    ],
+)
+def test_bad_tickets_are_invalid_argument(
+    server: Served, fields: dict[str, object], expected: str
+) -> None:
+    stub = mm_grpc.MatchmakingServiceStub(server.channel)
+    request = mm.CreateTicketRequest(**{"player_ids": ["a"], **fields})  # type: ignore[arg-type]
+    code, details = code_of(lambda: stub.CreateTicket(request))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+    assert expected in details
+
+
+def test_the_window_widens_while_a_ticket_waits() -> None:
+    """With an injected clock: WatchTicket reports each whole step of the
+    window (2, then 3 after 2 s, 4 after 4 s, ...)."""
+
+    class Clock:
+        ms = 1_000_000
+
+        def __call__(self) -> int:
+            return self.ms
+
+    async def scenario() -> list[float]:
+        clock = Clock()
+        store = MemoryCoordination(clock_ms=clock)
+        settings = Settings(ticket_heartbeat_timeout=0.3)
+        maker = Matchmaker(store, Matches(store, settings, now_ms=clock), settings)
+        created = await logic.create_ticket(
+            maker, mm.CreateTicketRequest(config=OTHELLO, player_ids=["alone"])
+        )
+        windows: list[float] = []
+        stream = logic.watch_ticket(maker, created.ticket.ticket_id, created.ticket_token)
+        async for event in stream:
+            if event.HasField("widened"):
+                windows.append(event.widened.window)
+            clock.ms += 2_000
+            if len(windows) == 3:
+                break
+        await stream.aclose()
+        return windows
+
+    assert asyncio.run(scenario()) == [3.0, 4.0, 5.0]

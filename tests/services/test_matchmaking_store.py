@@ -1,0 +1,236 @@
+"""The matchmaking store's contract, called directly, on every
+implementation (memory, a real redis-server, a real Cluster): a ticket is
+assigned at most once, a ticket cancelled while its table forms is never
+assigned, a crashed pass's claims go back to the queue under the next lease,
+and a match is rated once."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from services.coordination import MemoryCoordination, Store
+from services.coordination.matchmaking import Applied, PlayerRating, Status, TicketRecord
+from services.coordination.memory import wall_ms
+from services.coordination.redis import RedisCoordination
+
+StoreFactory = Callable[..., Awaitable[Store]]
+QUEUE = "othello-abc"
+
+
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
+def make_store(request: pytest.FixtureRequest) -> StoreFactory:
+    if request.param == "memory":
+
+        async def memory(**options: Any) -> Store:
+            return MemoryCoordination(**options)
+
+        return memory
+    fixture = "redis_server" if request.param == "redis" else "redis_cluster"
+    servers = request.getfixturevalue(fixture)
+    servers.flush()
+
+    async def remote(**options: Any) -> Store:
+        store = RedisCoordination(servers.url, **options)
+        await store.start()
+        return store
+
+    return remote
+
+
+def ticket(name: str, **fields: Any) -> TicketRecord:
+    now = wall_ms()
+    record = TicketRecord(
+        ticket_id=f"{QUEUE}.{name}",
+        queue=QUEUE,
+        token_hash="h",
+        game="othello",
+        config=b"",
+        seat_counts=[2],
+        player_ids=[name],
+        allow_bots=False,
+        rating=25.0,
+        created_ms=now,
+        expires_ms=now + 60_000,
+        seen_ms=now,
+    )
+    return dataclasses.replace(record, **fields)
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
+
+
+def test_tickets_are_queued_oldest_first(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        await store.create_ticket(ticket("b", created_ms=wall_ms() + 5))
+        await store.create_ticket(ticket("a"))
+        assert await store.queues() == [QUEUE]
+        assert [t.ticket_id for t in await store.queued(QUEUE)] == [f"{QUEUE}.a", f"{QUEUE}.b"]
+        loaded = await store.load_ticket(f"{QUEUE}.a")
+        assert loaded is not None
+        assert (loaded.player_ids, loaded.status, loaded.claim) == (["a"], Status.QUEUED, 0)
+        with pytest.raises(ValueError, match="exists"):
+            await store.create_ticket(ticket("a"))
+
+    run(scenario())
+
+
+def test_a_claimed_ticket_is_assigned_once(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        for name in "ab":
+            await store.create_ticket(ticket(name))
+        ids = [f"{QUEUE}.a", f"{QUEUE}.b"]
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        assert await store.acquire_lease(QUEUE, "two", 5.0) is None  # one holder at a time
+        assert (await store.claim(QUEUE, fence, ids)).ok
+        again = await store.claim(QUEUE, fence, ids)
+        assert not again.ok
+        assert sorted(again.refused) == ids
+        assert await store.assign(QUEUE, fence, dict.fromkeys(ids, b"match"))
+        assert not await store.assign(QUEUE, fence, dict.fromkeys(ids, b"other"))
+        for ticket_id in ids:
+            loaded = await store.load_ticket(ticket_id)
+            assert loaded is not None
+            assert (loaded.status, loaded.assignment) == (Status.ASSIGNED, b"match")
+        assert await store.queued(QUEUE) == []
+
+    run(scenario())
+
+
+def test_a_ticket_cancelled_while_its_table_forms_is_never_assigned(
+    make_store: StoreFactory,
+) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        for name in "ab":
+            await store.create_ticket(ticket(name))
+        ids = [f"{QUEUE}.a", f"{QUEUE}.b"]
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        assert (await store.claim(QUEUE, fence, ids)).ok
+        cancelled = await store.cancel_ticket(ids[1])  # while the pass creates the match
+        assert cancelled is not None
+        assert cancelled.status is Status.CANCELLED
+        assert not await store.assign(QUEUE, fence, dict.fromkeys(ids, b"match"))
+        await store.release(QUEUE, fence, ids)
+        first = await store.load_ticket(ids[0])
+        assert first is not None
+        assert (first.status, first.claim) == (Status.QUEUED, 0)  # back in the pool
+        assert [t.ticket_id for t in await store.queued(QUEUE)] == [ids[0]]
+
+    run(scenario())
+
+
+def test_a_lost_lease_claims_nothing_and_its_claims_come_back(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        for name in "ab":
+            await store.create_ticket(ticket(name))
+        ids = [f"{QUEUE}.a", f"{QUEUE}.b"]
+        crashed = await store.acquire_lease(QUEUE, "crashed", 0.2)
+        assert crashed is not None
+        assert (await store.claim(QUEUE, crashed, ids)).ok  # then it dies
+        await asyncio.sleep(0.3)
+        fence = await store.acquire_lease(QUEUE, "next", 5.0)
+        assert fence is not None
+        assert fence > crashed  # a new holder, a new fencing token
+        assert not (await store.claim(QUEUE, crashed, ids)).ok  # the old holder is fenced off
+        assert not await store.assign(QUEUE, fence, dict.fromkeys(ids, b"m"))  # not its claims
+        await store.release(QUEUE, fence, ids)
+        assert (await store.claim(QUEUE, fence, ids)).ok
+        assert await store.assign(QUEUE, fence, dict.fromkeys(ids, b"m"))
+        assert not await store.assign(QUEUE, crashed, dict.fromkeys(ids, b"late"))
+
+    run(scenario())
+
+
+def test_expiry_spares_claimed_tickets(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        for name in "abc":
+            await store.create_ticket(ticket(name))
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        assert (await store.claim(QUEUE, fence, [f"{QUEUE}.c"])).ok
+        await store.expire(QUEUE, [f"{QUEUE}.a", f"{QUEUE}.c"])
+        statuses = [await store.load_ticket(f"{QUEUE}.{n}") for n in "abc"]
+        assert [t.status if t else None for t in statuses] == [
+            Status.EXPIRED,
+            Status.QUEUED,
+            Status.QUEUED,
+        ]
+
+    run(scenario())
+
+
+def test_a_watcher_sees_a_change_at_once(make_store: StoreFactory) -> None:
+    async def scenario() -> float:
+        store = await make_store()
+        await store.create_ticket(ticket("a"))
+        queued = await store.load_ticket(f"{QUEUE}.a")
+        assert queued is not None
+
+        async def cancel_soon() -> None:
+            await asyncio.sleep(0.1)
+            await store.cancel_ticket(f"{QUEUE}.a")
+
+        canceller = asyncio.create_task(cancel_soon())
+        began = asyncio.get_running_loop().time()
+        changed = await store.wait_ticket(f"{QUEUE}.a", queued.version, 5.0)
+        await canceller
+        assert changed is not None
+        assert changed.status is Status.CANCELLED
+        return asyncio.get_running_loop().time() - began
+
+    assert run(scenario()) < 1.0
+
+
+def test_a_match_is_rated_once(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        after = [PlayerRating("ann", 28.0, 7.0, 1, 1), PlayerRating("bo", 22.0, 7.0, 1, 1)]
+        before = {"ann": 0, "bo": 0}
+        assert await store.apply_ratings("othello", "m1", before, after) is Applied.APPLIED
+        assert await store.apply_ratings("othello", "m1", before, after) is Applied.ALREADY
+        stale = [PlayerRating("ann", 30.0, 6.0, 2, 2)]
+        assert await store.apply_ratings("othello", "m2", {"ann": 0}, stale) is Applied.CONFLICT
+        stored = await store.ratings("othello", ["ann", "bo", "cy"])
+        assert set(stored) == {"ann", "bo"}
+        assert (stored["ann"].mu, stored["ann"].matches, stored["ann"].version) == (28.0, 1, 1)
+        board = await store.leaderboard("othello", 0, 10)
+        assert [r.player_id for r in board] == ["ann", "bo"]
+        assert [r.player_id for r in await store.leaderboard("othello", 1, 10)] == ["bo"]
+        assert await store.leaderboard("rolit", 0, 10) == []
+
+    run(scenario())
+
+
+def test_a_finished_rated_match_is_queued_for_its_ratings(make_store: StoreFactory) -> None:
+    """With its finishing write (never with a write that lost its race), and
+    delivered again until acknowledged."""
+    from tests.services.test_coordination import record
+
+    async def scenario() -> None:
+        store = await make_store(visibility_timeout=0.2)
+        await store.create(record("m9"), [], None)
+        assert not await store.compare_and_set(record("m9", version=5), 3, [], None, True)
+        assert await store.pull_result(0.1) is None
+        assert await store.compare_and_set(record("m9", version=1), 0, [], None, True)
+        first = await store.pull_result(1.0)
+        assert first is not None
+        assert (first.match_id, first.version) == ("m9", 1)
+        again = await store.pull_result(2.0)  # never acknowledged: back after 0.2 s
+        assert again is not None
+        assert again.match_id == "m9"
+        await store.ack_result(again.receipt)
+        assert await store.pull_result(0.5) is None
+
+    run(scenario())
