@@ -58,7 +58,7 @@ def matchmaking(
             served, mm_grpc.MatchmakingServiceStub(channel), ms_grpc.MatchServiceStub(channel)
         )
 
-    yield start
+    return start
 
 
 def ticket(
