@@ -9,6 +9,7 @@ State, and registers the Game's constructor under its name at import time.
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import random
 from collections.abc import Callable, Sequence
@@ -215,6 +216,11 @@ def registered_games() -> list[str]:
     return sorted(_REGISTRY)
 
 
+@functools.cache
+def _signature(factory: GameFactory) -> inspect.Signature:
+    return inspect.signature(factory)
+
+
 def load_game(name: str, **options: Any) -> Game:
     """Returns the game ``name`` with ``options``; unknown names or options are
     a ValueError that says what is accepted."""
@@ -224,7 +230,7 @@ def load_game(name: str, **options: Any) -> Game:
         raise ValueError(
             f"unknown game {name!r}; registered games: {', '.join(registered_games())}"
         ) from None
-    signature = inspect.signature(factory)
+    signature = _signature(factory)
     try:
         signature.bind(**options)
     except TypeError as error:

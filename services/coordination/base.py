@@ -147,6 +147,11 @@ class Coordination(Protocol):
         """Drops a match that nobody knows of yet (a table whose seating failed)."""
         ...
 
+    async def mark_rated(self, match_id: str) -> None:
+        """Makes a match rated: the change that finishes it queues its result
+        for the ratings (a flag beside the record: no version, no conflict)."""
+        ...
+
     async def read_events(self, match_id: str, from_ply: int) -> EventBatch:
         """The match's events of ply ``from_ply`` on (maybe none)."""
         ...

@@ -98,11 +98,10 @@ class MatchmakingStore(Protocol):
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None: ...
 
-    async def wait_ticket(
-        self, ticket_id: str, version: int, timeout: float
-    ) -> TicketRecord | None:
-        """The ticket once its version is past ``version``, or as it is after
-        ``timeout`` seconds; None if there is no such ticket."""
+    async def wait_ticket(self, ticket: TicketRecord, timeout: float) -> TicketRecord | None:
+        """``ticket`` once it changed past its version (its status, claim,
+        assignment and version as stored), or as it was after ``timeout``
+        seconds; None if it is gone."""
         ...
 
     async def heartbeat(self, ticket_id: str, now_ms: int) -> None: ...

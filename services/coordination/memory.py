@@ -81,6 +81,11 @@ class MemoryCoordination(MemoryMatchmaking):
     async def delete(self, match_id: str) -> None:
         self._drop(match_id)
 
+    async def mark_rated(self, match_id: str) -> None:
+        data = self._live(match_id)
+        if data is not None:
+            data.rated = True
+
     async def load(self, match_id: str) -> MatchData | None:
         data = self._live(match_id)
         return copy.deepcopy(data) if data is not None else None
@@ -96,7 +101,9 @@ class MemoryCoordination(MemoryMatchmaking):
         stored = self._live(data.match_id)
         if stored is None or stored.version != expected_version:
             return False
+        rated = stored.rated  # a flag beside the record, as in Redis: a write keeps it
         await self._store(data, events, job, result)
+        self._matches[data.match_id].rated |= rated
         return True
 
     async def _store(

@@ -66,15 +66,13 @@ class MemoryMatchmaking:
         ticket = self._tickets.get(ticket_id)
         return copy.deepcopy(ticket) if ticket is not None else None
 
-    async def wait_ticket(
-        self, ticket_id: str, version: int, timeout: float
-    ) -> TicketRecord | None:
-        ticket = self._tickets.get(ticket_id)
-        if ticket is not None and ticket.version <= version:
-            event = self._ticket_changed.setdefault(ticket_id, asyncio.Event())
+    async def wait_ticket(self, ticket: TicketRecord, timeout: float) -> TicketRecord | None:
+        stored = self._tickets.get(ticket.ticket_id)
+        if stored is not None and stored.version <= ticket.version:
+            event = self._ticket_changed.setdefault(ticket.ticket_id, asyncio.Event())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), timeout)
-        return await self.load_ticket(ticket_id)
+        return await self.load_ticket(ticket.ticket_id)
 
     async def heartbeat(self, ticket_id: str, now_ms: int) -> None:
         ticket = self._tickets.get(ticket_id)

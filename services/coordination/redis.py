@@ -77,6 +77,12 @@ end
 return 1
 """
 
+# Marks a match rated in a field of its own: KEYS data.
+MARK_RATED = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'rated', '1') end
+return 0
+"""
+
 # Moves the retries that are due into the stream: KEYS delayed, stream;
 # ARGV now (ms), how many at most.
 RELEASE = """
@@ -152,6 +158,7 @@ class RedisCoordination(RedisMatchmaking):
         self._release = self.client.register_script(RELEASE)
         self._settle = self.client.register_script(SETTLE)
         self._register_matchmaking_scripts()
+        self._mark_rated = self.client.register_script(MARK_RATED)
         self._held: set[str] = set()  # jobs a task of this process works on
         self._next_orphan_check = 0.0
 
@@ -202,12 +209,17 @@ class RedisCoordination(RedisMatchmaking):
         # ever moves earlier here, so a change that loses its race cannot
         # hide the real one; due_matches corrects entries that are early.
         queued = rated = None
-        if job is not None:
-            queued = await self.client.xadd(JOBS, {**dump_job(job), "attempts": "0"})
-        if result:
-            rated = await self.client.xadd(RESULTS, {"m": data.match_id, "v": data.version})
-        if data.deadline_ms:
-            await self.client.zadd(DEADLINES, {data.match_id: data.deadline_ms}, lt=True)
+        if job is not None or result or data.deadline_ms:
+            async with self.client.pipeline(transaction=False) as ahead:
+                if job is not None:
+                    ahead.xadd(JOBS, {**dump_job(job), "attempts": "0"})
+                if result:
+                    ahead.xadd(RESULTS, {"m": data.match_id, "v": data.version})
+                if data.deadline_ms:
+                    ahead.zadd(DEADLINES, {data.match_id: data.deadline_ms}, lt=True)
+                answers = iter(await ahead.execute())
+            queued = next(answers) if job is not None else None
+            rated = next(answers) if result else None
         arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms]
         for event in events:
             arguments += [event.ply, event.payload]
@@ -217,14 +229,22 @@ class RedisCoordination(RedisMatchmaking):
             await self.client.xdel(JOBS, queued)  # a crash before this: the worker drops it
         if not stored and rated is not None:
             await self.client.xdel(RESULTS, rated)
-        if stored and not data.deadline_ms:
-            await self.client.zrem(DEADLINES, data.match_id)
+        # A deadline that no longer holds stays in the index until it comes
+        # due; due_matches drops it then, so no change pays to remove it.
         return stored
 
     @unavailable_on_connection_errors
     async def load(self, match_id: str) -> MatchData | None:
-        raw = await self.client.hget(data_key(match_id), "record")
-        return None if raw is None else load_match(raw)
+        raw, rated = await self.client.hmget(data_key(match_id), ["record", "rated"])
+        if raw is None:
+            return None
+        data = load_match(raw)
+        data.rated = data.rated or rated is not None
+        return data
+
+    @unavailable_on_connection_errors
+    async def mark_rated(self, match_id: str) -> None:
+        await self._mark_rated(keys=[data_key(match_id)])
 
     @unavailable_on_connection_errors
     async def match_count(self) -> int:

@@ -21,8 +21,11 @@ An ended ticket stays readable for ``TERMINAL_TICKET_MS``.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import time
+from collections import OrderedDict
 from typing import Any
 
 from redis.exceptions import ResponseError
@@ -42,6 +45,7 @@ RESULTS = "{meeple:jobs}:results"
 RATERS = "raters"
 TERMINAL_TICKET_MS = 600_000
 RATED_MARKER_SECONDS = 30 * 24 * 3600
+FIXED_CACHE = 50_000  # tickets whose fixed fields a process keeps decoded
 RESULT_SLICE_SECONDS = 0.25
 
 # The fields of a ticket that never change, kept as one JSON value.
@@ -112,7 +116,8 @@ for i = 1, n do
     local version = redis.call('HINCRBY', key, 'version', 1)
     redis.call('HSET', key, 'status', ARGV[2], 'claim', '0', 'assignment', ARGV[4 + n + i])
     redis.call('ZREM', KEYS[1], ARGV[4 + i])
-    redis.call('XADD', KEYS[1 + n + i], 'MAXLEN', '8', version .. '-1', 's', ARGV[2])
+    local change = {'s', ARGV[2], 'a', ARGV[4 + n + i]}
+    redis.call('XADD', KEYS[1 + n + i], 'MAXLEN', '8', version .. '-1', unpack(change))
     redis.call('PEXPIRE', key, ARGV[4])
     redis.call('PEXPIRE', KEYS[1 + n + i], ARGV[4])
     ended = ended + 1
@@ -130,6 +135,14 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('XADD', KEYS[3], 'MAXLEN', '8', version .. '-1', 's', '4')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return 1
+"""
+
+# KEYS: ticket, queued; ARGV: ticket id, its creation (ms), then its fields.
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 1
 """
 
@@ -175,17 +188,24 @@ def queue_of(ticket_id: str) -> str:
     return ticket_id.rsplit(".", 1)[0]
 
 
-def _ticket(fields: dict[bytes, bytes]) -> TicketRecord:
-    record: dict[str, Any] = json.loads(fields[b"record"])
-    config = bytes.fromhex(record.pop("config"))
+MUTABLE = ("status", "claim", "version", "seen", "assignment")
+
+
+def _fixed(raw: bytes) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(raw)
+    record["config"] = bytes.fromhex(record["config"])
+    return record
+
+
+def _ticket(fixed: dict[str, Any], mutable: list[bytes | None]) -> TicketRecord:
+    status, claim, version, seen, assignment = mutable
     return TicketRecord(
-        **record,
-        config=config,
-        seen_ms=int(fields[b"seen"]),
-        status=Status(int(fields[b"status"])),
-        claim=int(fields[b"claim"]),
-        assignment=fields.get(b"assignment", b""),
-        version=int(fields[b"version"]),
+        **fixed,
+        seen_ms=int(seen or 0),
+        status=Status(int(status or 0)),
+        claim=int(claim or 0),
+        assignment=assignment or b"",
+        version=int(version or 0),
     )
 
 
@@ -205,6 +225,8 @@ class RedisMatchmaking:
     visibility_timeout: float
 
     def _register_matchmaking_scripts(self) -> None:
+        self._fixed_cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._create = self.client.register_script(CREATE)
         self._lease = self.client.register_script(LEASE)
         self._claim = self.client.register_script(CLAIM)
         self._release_claims = self.client.register_script(RELEASE)
@@ -235,27 +257,48 @@ class RedisMatchmaking:
             "seen": ticket.seen_ms,
             "assignment": b"",
         }
-        if not await self.client.hsetnx(key, "record", fields["record"]):
+        flat = [value for pair in fields.items() for value in pair]
+        keys = [key, queued_key(ticket.queue)]
+        created, _ = await asyncio.gather(
+            self._create(keys=keys, args=[ticket.ticket_id, ticket.created_ms, *flat]),
+            self.client.sadd(QUEUES, ticket.queue),
+        )
+        if not created:
             raise ValueError(f"ticket {ticket.ticket_id} exists already")
-        await self.client.hset(key, mapping=fields)
-        await self.client.zadd(queued_key(ticket.queue), {ticket.ticket_id: ticket.created_ms})
-        await self.client.sadd(QUEUES, ticket.queue)
 
     @unavailable_on_connection_errors
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:
-        fields = await self.client.hgetall(ticket_key(queue_of(ticket_id), ticket_id))
-        return _ticket(fields) if fields.get(b"status") else None
+        key = ticket_key(queue_of(ticket_id), ticket_id)
+        raw, *mutable = await self.client.hmget(key, ["record", *MUTABLE])
+        return _ticket(self._fixed_of(ticket_id, raw), mutable) if raw and mutable[0] else None
+
+    def _fixed_of(self, ticket_id: str, raw: bytes) -> dict[str, Any]:
+        """A ticket's fixed fields, decoded once per process (they never change)."""
+        fixed = self._fixed_cache.get(ticket_id)
+        if fixed is None:
+            fixed = self._fixed_cache[ticket_id] = _fixed(raw)
+            while len(self._fixed_cache) > FIXED_CACHE:
+                self._fixed_cache.popitem(last=False)
+        return fixed
 
     @unavailable_on_connection_errors
-    async def wait_ticket(
-        self, ticket_id: str, version: int, timeout: float
-    ) -> TicketRecord | None:
-        ticket = await self.load_ticket(ticket_id)
-        if ticket is not None and ticket.version <= version:
-            stream = changes_key(queue_of(ticket_id), ticket_id)
-            await self.client.xread({stream: f"{version}-1"}, block=max(1, round(timeout * 1000)))
-            ticket = await self.load_ticket(ticket_id)
-        return ticket
+    async def wait_ticket(self, ticket: TicketRecord, timeout: float) -> TicketRecord | None:
+        # The change stream's ids are "<version>-1", and each entry carries
+        # the new status and assignment: XREAD returns at once if the ticket
+        # changed past its version already, with what changed.
+        stream = changes_key(ticket.queue, ticket.ticket_id)
+        block = max(1, round(timeout * 1000))
+        answer = await self.client.xread({stream: f"{ticket.version}-1"}, block=block)
+        if not answer:
+            return ticket
+        entry_id, fields = answer[0][1][-1]
+        return dataclasses.replace(
+            ticket,
+            status=Status(int(fields[b"s"])),
+            assignment=fields.get(b"a", b""),
+            claim=0,
+            version=int(entry_id.split(b"-")[0]),
+        )
 
     @unavailable_on_connection_errors
     async def heartbeat(self, ticket_id: str, now_ms: int) -> None:
@@ -279,10 +322,19 @@ class RedisMatchmaking:
             await self.client.srem(QUEUES, queue)  # a later ticket adds it again
             return []
         async with self.client.pipeline(transaction=False) as pipe:
-            for ticket_id in ids:
-                pipe.hgetall(ticket_key(queue, ticket_id))
+            for ticket_id in ids:  # the fixed record only when not decoded yet
+                fields = MUTABLE if ticket_id in self._fixed_cache else ("record", *MUTABLE)
+                pipe.hmget(ticket_key(queue, ticket_id), list(fields))
             answers = await pipe.execute()
-        tickets = [_ticket(fields) for fields in answers if fields.get(b"status")]
+        tickets = []
+        for ticket_id, answer in zip(ids, answers, strict=True):
+            if ticket_id not in self._fixed_cache:
+                raw, *answer = answer
+                if raw is None:
+                    continue
+                self._fixed_of(ticket_id, raw)
+            if answer[0] is not None:
+                tickets.append(_ticket(self._fixed_cache[ticket_id], answer))
         return [t for t in tickets if t.status is Status.QUEUED]
 
     # --- leases and claims ----------------------------------------------------------

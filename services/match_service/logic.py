@@ -326,25 +326,25 @@ def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind
 
 
 async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateMatchResponse:
-    match, owner_token, _ = await new_match(m, request)
-    return ms.CreateMatchResponse(match=match, owner_token=owner_token)
+    data, state, owner_token, _ = await new_match(m, request)
+    return ms.CreateMatchResponse(match=match_message(data, state), owner_token=owner_token)
 
 
 async def create_seated_match(
     m: Matches, request: ms.CreateMatchRequest, players: Sequence[str]
-) -> tuple[ms.Match, list[str]]:
+) -> tuple[MatchData, list[str]]:
     """A match whose human seats are taken at once (one write, no joins),
     for the matchmaker: ``players`` names each seat's player ("" for bots);
-    returns the match and each seat's token ("" for bots)."""
-    match, _, tokens = await new_match(m, request, players)
-    return match, tokens
+    returns its record as stored and each seat's token ("" for bots)."""
+    data, _, _, tokens = await new_match(m, request, players)
+    return data, tokens
 
 
 async def new_match(
     m: Matches, request: ms.CreateMatchRequest, players: Sequence[str] | None = None
-) -> tuple[ms.Match, str, list[str]]:
-    """The match, its owner token, and each seat's token when ``players``
-    seats its humans at once (else all "")."""
+) -> tuple[MatchData, State, str, list[str]]:
+    """The match's record as stored and its state, its owner token, and
+    each seat's token when ``players`` seats its humans at once (else all "")."""
     config = request.config
     game = game_from_config(config)
     kinds, specs = _seats(game, request)
@@ -380,7 +380,7 @@ async def new_match(
     await m.coordination.create(data, change.events, bot_job(m, change, state))
     m.states.keep(data.match_id, state)
     count(data, state, change)
-    return match_message(data, state), owner_token, tokens
+    return data, state, owner_token, tokens
 
 
 async def join_match(
@@ -484,19 +484,6 @@ async def submit_action(
         del data.submissions[old]  # a retry comes soon after its submission
     await commit(m, change, after)
     return response
-
-
-async def mark_rated(m: Matches, match_id: str) -> bool:
-    """Makes the match rated (its finish queues it for the ratings); False
-    if it finished first, and stays unrated."""
-    data = await load(m, match_id)
-    if data.status == FINISHED:
-        return False
-    data.rated = True
-    data.version += 1
-    if not await m.coordination.compare_and_set(data, data.version - 1, [], None):
-        return await mark_rated(m, match_id)  # a move landed meanwhile: once more
-    return True
 
 
 async def get_match(m: Matches, match_id: str) -> ms.GetMatchResponse:

@@ -29,6 +29,7 @@ from meeple.v1 import matchmaking_service_pb2 as mm
 
 from engine_core import Game
 from services.convert import WIRE_OF_KIND, WIRES, config_of, game_from_config, wire_of
+from services.coordination import MatchData
 from services.coordination.matchmaking import (
     Applied,
     MatchmakingStore,
@@ -231,9 +232,12 @@ async def watch_ticket(
     yield mm.WatchTicketResponse(snapshot=ticket_message(ticket, now))
     step = step_of(window_of(ticket, now))
     beat_every = maker.settings.ticket_heartbeat_timeout / 3
+    beaten = ticket.seen_ms
     while ticket.status is Status.QUEUED:
-        await maker.store.heartbeat(ticket_id, maker.now_ms())
-        waited = await maker.store.wait_ticket(ticket_id, ticket.version, min(beat_every, 1.0))
+        if maker.now_ms() - beaten >= beat_every * 1000:
+            beaten = maker.now_ms()
+            await maker.store.heartbeat(ticket_id, beaten)
+        waited = await maker.store.wait_ticket(ticket, min(beat_every, 1.0))
         if waited is None:
             raise NotFound(f"ticket {ticket_id!r} is gone")
         ticket = waited
@@ -290,15 +294,15 @@ async def seat_table(maker: Matchmaker, queue: str, fence: int, table: Table) ->
     if not (await store.claim(queue, fence, ids)).ok:
         return False
     try:
-        match_id, assignments = await create_table_match(maker, table)
+        data, assignments = await create_table_match(maker, table)
         if not await store.assign(queue, fence, assignments):
             await store.release(queue, fence, ids)
-            await maker.matches.coordination.delete(match_id)
+            await maker.matches.coordination.delete(data.match_id)
             return False
     except BaseException:
         await store.release(queue, fence, ids)
         raise
-    await matches.mark_rated(maker.matches, match_id)
+    await maker.matches.coordination.mark_rated(data.match_id)
     game = table.tickets[0].game
     now = maker.now_ms()
     MM_MATCHES.labels(game).inc()
@@ -309,7 +313,7 @@ async def seat_table(maker: Matchmaker, queue: str, fence: int, table: Table) ->
     return True
 
 
-async def create_table_match(maker: Matchmaker, table: Table) -> tuple[str, dict[str, bytes]]:
+async def create_table_match(maker: Matchmaker, table: Table) -> tuple[MatchData, dict[str, bytes]]:
     """The table's match, every human seat taken, bots of the level nearest
     the table's rating in the rest; and each ticket's assignment."""
     humans = [(ticket, player) for ticket in table.tickets for player in ticket.player_ids]
@@ -322,7 +326,7 @@ async def create_table_match(maker: Matchmaker, table: Table) -> tuple[str, dict
     clock.increment.FromMilliseconds(round(maker.settings.clock_increment * 1000))
     request = ms.CreateMatchRequest(config=config, seats=seats, time_control=clock)
     players = [player for _, player in humans] + [""] * table.bots
-    match, tokens = await matches.create_seated_match(maker.matches, request, players)
+    data, tokens = await matches.create_seated_match(maker.matches, request, players)
     assignments = {}
     for ticket in table.tickets:
         seated = [
@@ -330,9 +334,9 @@ async def create_table_match(maker: Matchmaker, table: Table) -> tuple[str, dict
             for seat, (owner, player) in enumerate(humans)
             if owner is ticket
         ]
-        assignment = mm.Assignment(match_id=match.match_id, seats=seated, bot_seats=table.bots)
+        assignment = mm.Assignment(match_id=data.match_id, seats=seated, bot_seats=table.bots)
         assignments[ticket.ticket_id] = assignment.SerializeToString()
-    return match.match_id, assignments
+    return data, assignments
 
 
 async def run_passes(maker: Matchmaker) -> int:

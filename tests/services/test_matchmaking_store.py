@@ -184,7 +184,7 @@ def test_a_watcher_sees_a_change_at_once(make_store: StoreFactory) -> None:
 
         canceller = asyncio.create_task(cancel_soon())
         began = asyncio.get_running_loop().time()
-        changed = await store.wait_ticket(f"{QUEUE}.a", queued.version, 5.0)
+        changed = await store.wait_ticket(queued, 5.0)
         await canceller
         assert changed is not None
         assert changed.status is Status.CANCELLED
