@@ -97,7 +97,14 @@ def await_finished(
                 finished[match_id] = got
         if time.monotonic() > deadline:
             left = [i for i in ids if i not in finished]
-            raise AssertionError(f"{len(left)} of {len(ids)} matches unfinished after {seconds} s")
+            where = []
+            for match_id in left[:5]:
+                got = call(stubs, lambda s, i=match_id: s.GetMatch(ms.GetMatchRequest(match_id=i)))
+                view = got.match.view  # type: ignore[attr-defined]
+                where.append(f"{match_id}: ply {view.ply}, seat {view.seat_to_act} to act")
+            raise AssertionError(
+                f"{len(left)} of {len(ids)} matches unfinished after {seconds} s: {where}"
+            )
         time.sleep(0.2)
     return finished
 
@@ -294,6 +301,7 @@ def test_a_replica_killed_while_clients_play_loses_and_doubles_nothing(
     world.replicas[0].kill()  # the replica every client talks to first
     for client in clients:
         client.join(timeout=240)
+        assert client.error is None, f"{client.match_id}: {client.error!r}"
     final = await_finished(stubs[1:], ids, seconds=60)
     check_records(stubs[1:], final)
     check_acknowledged(clients, final)
@@ -324,6 +332,7 @@ def test_a_redis_restart_loses_no_acknowledged_action(
         redis.start()
         for client in clients:
             client.join(timeout=240)
+            assert client.error is None, f"{client.match_id}: {client.error!r}"
         final = await_finished(stubs, ids, seconds=120)
         check_records(stubs, final)
         check_acknowledged(clients, final)
