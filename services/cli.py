@@ -262,6 +262,81 @@ def worker(
     )
 
 
+@app.command()
+def loadtest(
+    target: Annotated[
+        str | None,
+        typer.Option(help="The server, HOST:PORT (default: start meeple up in this process)."),
+    ] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option(
+            help="The target's Prometheus URL, for the server's figures (several, comma "
+            "separated, add up: every process of a deployment)."
+        ),
+    ] = None,
+    game: Annotated[
+        str, typer.Option(help="rolit, othello, volleyball, volta, a list (rolit,volta) or all.")
+    ] = "all",
+    matches: Annotated[int | None, typer.Option(min=1, help="How many matches.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Matches in flight.")] = 16,
+    rate: Annotated[
+        float | None, typer.Option(help="Matches started per second (open loop).")
+    ] = None,
+    duration: Annotated[
+        float | None, typer.Option(help="Seconds to keep starting matches.")
+    ] = None,
+    bots: Annotated[
+        str, typer.Option(help="client: our bots play human seats; server: server bot seats.")
+    ] = "server",
+    bot_spec: Annotated[str, typer.Option(help="The bots' spec or level.")] = "random",
+    matchmaking: Annotated[
+        bool, typer.Option(help="Seat our players through matchmaking tickets.")
+    ] = False,
+    spectators: Annotated[int, typer.Option(min=0, help="Watchers per match.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of our bots' choices.")] = 0,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the report to this file.")
+    ] = None,
+) -> None:
+    """Drives bot-vs-bot matches through the public gRPC API and reports
+    throughput, latency percentiles, errors and the server's own figures."""
+    from services.loadtest import LoadConfig, report_tables, run
+
+    games = tuple(engine_core_games()) if game == "all" else tuple(game.split(","))
+    try:
+        config = LoadConfig(
+            target=target,
+            metrics=metrics,
+            games=games,
+            matches=matches if matches is not None or duration is not None else 100,
+            concurrency=concurrency,
+            rate=rate,
+            duration=duration,
+            bots=bots,
+            bot_spec=bot_spec,
+            matchmaking=matchmaking,
+            spectators=spectators,
+            seed=seed,
+        )
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    report = asyncio.run(run(config, console))
+    for table in report_tables(report):
+        console.print(table)
+    if json_path is not None:
+        json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        console.print(f"report written to {json_path}")
+    if report.recorder.matches_failed or report.recorder.errors:
+        raise typer.Exit(1)
+
+
+def engine_core_games() -> list[str]:
+    from services.loadtest.players import GAMES
+
+    return list(GAMES)
+
+
 def describe(event: Any) -> str:
     """One line for a WatchMatch event."""
     from meeple.v1 import match_service_pb2 as ms

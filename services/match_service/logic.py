@@ -185,6 +185,7 @@ class Change:
 
     def add(self, ply: int, view: pb.GameView, **event: object) -> None:
         message = ms.WatchMatchResponse(ply=ply, view=view, **event)  # type: ignore[arg-type]
+        message.time.FromMilliseconds(self.now_ms)
         self.events.append(Event(ply, message.SerializeToString()))
 
     def played(self, before: State, action: object, seat: int | None, after: State) -> None:

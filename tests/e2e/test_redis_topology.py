@@ -6,6 +6,7 @@ replays to the end), and every action a client saw acknowledged is there."""
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import threading
@@ -21,7 +22,7 @@ from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.convert import action_to_proto, replay
-from tests.e2e.processes import Meeple
+from tests.e2e.processes import MEEPLE, Meeple
 from tests.redis_servers import REDIS_CLI, RedisCluster, RedisServer
 
 pytestmark = pytest.mark.slow
@@ -338,3 +339,37 @@ def test_a_redis_restart_loses_no_acknowledged_action(
         check_acknowledged(clients, final)
     finally:
         redis.stop()
+
+
+def test_a_short_loadtest_on_the_redis_topology(redis_server: RedisServer, tmp_path: Path) -> None:
+    """``meeple up --redis`` and a separate worker, loaded by ``meeple
+    loadtest`` from outside: every match completes, with no errors."""
+    import json
+
+    redis_server.flush()
+    env = {"MEEPLE_LOG_LEVEL": "WARNING", "MEEPLE_RATE_PER_SECOND": "off"}
+    env["MEEPLE_MATCHES_PER_MINUTE"] = "100000"
+    with ExitStack() as stack:
+        up, worker = (
+            Meeple(*command, "--metrics-port", "0", "--redis", redis_server.url, env=env)
+            for command in (("up", "--port", "0"), ("worker",))
+        )
+        stack.callback(up.kill)
+        stack.callback(worker.kill)
+        # Both processes finish matches: their figures add up.
+        metrics = ",".join(
+            p.wait_for(r"metrics: (http://\S+/metrics)", 10).group(1) for p in (up, worker)
+        )
+        out = tmp_path / "report.json"
+        result = subprocess.run(
+            [str(MEEPLE), "loadtest", "--target", up.address, "--metrics", metrics,
+             "--game", "all", "--duration", "3", "--concurrency", "6", "--bots", "server",
+             "--spectators", "1", "--json", str(out)],
+            capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        report = json.loads(out.read_text())
+    assert report["errors"] == {}
+    assert report["matches"]["failed"] == 0
+    assert report["matches"]["completed"] == report["matches"]["started"] > 0
+    assert report["server"]["matches_finished"] == report["matches"]["completed"]

@@ -214,7 +214,7 @@ class ClockStarted(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., time_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WatchMatchResponse(_message.Message):
-    __slots__ = ("ply", "snapshot", "seat_joined", "started", "action", "clock", "ended", "view")
+    __slots__ = ("ply", "snapshot", "seat_joined", "started", "action", "clock", "ended", "view", "time")
     PLY_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     SEAT_JOINED_FIELD_NUMBER: _ClassVar[int]
@@ -223,6 +223,7 @@ class WatchMatchResponse(_message.Message):
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     ENDED_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
     ply: int
     snapshot: Match
     seat_joined: SeatJoined
@@ -231,7 +232,8 @@ class WatchMatchResponse(_message.Message):
     clock: ClockStarted
     ended: MatchEnded
     view: _game_pb2.GameView
-    def __init__(self, ply: _Optional[int] = ..., snapshot: _Optional[_Union[Match, _Mapping]] = ..., seat_joined: _Optional[_Union[SeatJoined, _Mapping]] = ..., started: _Optional[_Union[MatchStarted, _Mapping]] = ..., action: _Optional[_Union[ActionPlayed, _Mapping]] = ..., clock: _Optional[_Union[ClockStarted, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ...) -> None: ...
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, ply: _Optional[int] = ..., snapshot: _Optional[_Union[Match, _Mapping]] = ..., seat_joined: _Optional[_Union[SeatJoined, _Mapping]] = ..., started: _Optional[_Union[MatchStarted, _Mapping]] = ..., action: _Optional[_Union[ActionPlayed, _Mapping]] = ..., clock: _Optional[_Union[ClockStarted, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ResignRequest(_message.Message):
     __slots__ = ("match_id",)

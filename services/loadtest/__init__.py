@@ -1,0 +1,6 @@
+"""``meeple loadtest``: bot-vs-bot load through the public gRPC API, and
+its report (see docs/loadtest.md)."""
+
+from services.loadtest.runner import LoadConfig, report_tables, run
+
+__all__ = ["LoadConfig", "report_tables", "run"]

@@ -1,0 +1,173 @@
+"""One match of a load test, as real clients would play it, through the
+public gRPC API only: server bots play it, or the load test's own bots play
+its human seats (seated by CreateMatch and JoinMatch, or by matchmaking
+tickets), while spectators watch it."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from meeple.v1 import game_pb2 as pb
+from meeple.v1 import match_service_pb2 as ms
+from meeple.v1 import match_service_pb2_grpc as ms_grpc
+from meeple.v1 import matchmaking_service_pb2 as mm
+from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
+
+from ai import make_bot
+from services.convert import action_from_proto, action_to_proto, game_from_config
+from services.loadtest.report import Recorder
+
+SEAT_TOKEN = "meeple-seat-token"
+TICKET_TOKEN = "meeple-ticket-token"
+GAMES = {
+    "rolit": pb.GameConfig(kind=pb.GAME_KIND_ROLIT),
+    "othello": pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
+    "volleyball": pb.GameConfig(kind=pb.GAME_KIND_VOLLEYBALL),
+    "volta": pb.GameConfig(kind=pb.GAME_KIND_VOLTA),
+}
+SEATS = {"rolit": 4, "othello": 2, "volleyball": 2, "volta": 2}
+_players = itertools.count()
+
+
+@dataclass
+class Client:
+    """Stubs over one channel, and where the run's figures go."""
+
+    matches: ms_grpc.MatchServiceAsyncStub
+    tickets: mm_grpc.MatchmakingServiceAsyncStub
+    recorder: Recorder
+    bot_spec: str
+    spectators: int
+    seed: int
+
+
+class Unassigned(Exception):
+    """A ticket ended without a match (it expired)."""
+
+
+async def play(client: Client, game: str, mode: str) -> None:
+    """One match from its creation to its end: ``mode`` is "server" (server
+    bots), "client" (our bots in human seats) or "matchmaking" (our bots,
+    seated through tickets)."""
+    recorder = client.recorder
+    recorder.matches_started += 1
+    try:
+        if mode == "server":
+            seats = [ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=client.bot_spec)] * SEATS[game]
+            request = ms.CreateMatchRequest(config=GAMES[game], seats=seats)
+            created = await recorder.timed("CreateMatch", client.matches.CreateMatch(request))
+            await watch_to_end(client, created.match.match_id, {})
+        elif mode == "client":
+            await watch_to_end(client, *await seat_by_joins(client, game))
+        else:
+            seated = await seat_by_tickets(client, game)
+            await asyncio.gather(*(watch_to_end(client, m, t) for m, t in seated.items()))
+    except Unassigned:
+        recorder.errors["TICKET_EXPIRED"] += 1
+        recorder.matches_failed += 1
+    except grpc.aio.AioRpcError:
+        recorder.matches_failed += 1
+
+
+async def seat_by_joins(client: Client, game: str) -> tuple[str, dict[int, str]]:
+    recorder = client.recorder
+    seats = [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * SEATS[game]
+    request = ms.CreateMatchRequest(config=GAMES[game], seats=seats)
+    created = await recorder.timed("CreateMatch", client.matches.CreateMatch(request))
+    match_id = created.match.match_id
+    tokens = {}
+    for seat in range(SEATS[game]):
+        join = ms.JoinMatchRequest(match_id=match_id, seat=seat)
+        joined = await recorder.timed("JoinMatch", client.matches.JoinMatch(join))
+        tokens[seat] = joined.seat_token
+    return match_id, tokens
+
+
+async def seat_by_tickets(client: Client, game: str) -> dict[str, dict[int, str]]:
+    """One single-player ticket per seat, all for tables of exactly the
+    game's seats: the seats we hold, by match. Under load our tickets may
+    meet other runs' tickets: each seat is played wherever it lands."""
+    recorder = client.recorder
+    size = SEATS[game]
+
+    async def one_ticket() -> mm.Assignment:
+        request = mm.CreateTicketRequest(
+            config=GAMES[game], player_ids=[f"loadtest-{next(_players)}"], seat_counts=[size]
+        )
+        began = time.perf_counter()
+        created = await recorder.timed("CreateTicket", client.tickets.CreateTicket(request))
+        watch = mm.WatchTicketRequest(ticket_id=created.ticket.ticket_id)
+        metadata = ((TICKET_TOKEN, created.ticket_token),)
+        async for event in client.tickets.WatchTicket(watch, metadata=metadata):
+            if event.HasField("assigned"):
+                recorder.record(recorder.assignment, time.perf_counter() - began)
+                return event.assigned
+            if event.HasField("ended"):
+                break
+        raise Unassigned(created.ticket.ticket_id)
+
+    assignments = await asyncio.gather(*(one_ticket() for _ in range(size)))
+    by_match: dict[str, dict[int, str]] = {}
+    for assignment in assignments:
+        for seat in assignment.seats:
+            by_match.setdefault(assignment.match_id, {})[seat.seat] = seat.seat_token
+    return by_match
+
+
+async def watch_to_end(client: Client, match_id: str, tokens: dict[int, str]) -> None:
+    """Follows the match's stream to its end, playing the seats in
+    ``tokens`` with our bots; spectators watch alongside."""
+    recorder = client.recorder
+    spectators = [
+        asyncio.get_running_loop().create_task(spectate(client, match_id))
+        for _ in range(client.spectators)
+    ]
+    state: Any = None
+    bots: dict[int, Any] = {}
+    rng = random.Random(client.seed)
+    pending: int | None = None  # the ply our last submission was at
+    now_at = 0  # the match's ply when the stream opened: we act once caught up
+    began = time.perf_counter()
+    stream = client.matches.WatchMatch(ms.WatchMatchRequest(match_id=match_id))
+    async for event in stream:
+        if event.HasField("snapshot"):
+            recorder.record(recorder.rpcs["WatchMatch"], time.perf_counter() - began)
+            game = game_from_config(event.snapshot.config)
+            state = game.new_initial_state()
+            now_at = event.ply
+            bots = {s: make_bot(game, client.bot_spec, seed=rng.getrandbits(32)) for s in tokens}
+        elif event.HasField("action"):
+            state.apply_action(action_from_proto(state, event.action.action.action))
+        elif event.HasField("ended"):
+            recorder.finished(match_id, event.ply)
+            break
+        seat = None if state.is_terminal() or state.is_chance_node() else state.current_player()
+        ply = len(state.history())
+        if seat in bots and ply >= now_at and pending != ply:
+            pending = ply
+            action = action_to_proto(state, bots[seat].choose(state.clone())).action
+            request = ms.SubmitActionRequest(match_id=match_id, expected_ply=ply, actions=[action])
+            metadata = ((SEAT_TOKEN, tokens[seat]),)
+            await recorder.timed(
+                "SubmitAction", client.matches.SubmitAction(request, metadata=metadata)
+            )
+    await asyncio.gather(*spectators, return_exceptions=True)
+
+
+async def spectate(client: Client, match_id: str) -> None:
+    """A spectator: its delay is when each event arrives minus when the
+    server stored it."""
+    recorder = client.recorder
+    stream = client.matches.WatchMatch(ms.WatchMatchRequest(match_id=match_id))
+    async for event in stream:
+        if event.HasField("time"):
+            delay = time.time() - event.time.ToMilliseconds() / 1000
+            recorder.record(recorder.lag, max(0.0, delay))
+        if event.HasField("ended"):
+            return
