@@ -6,6 +6,7 @@ a match service needs (bot turns, the clock sweeper, the queue gauges)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 from wsgiref.simple_server import WSGIServer
@@ -24,6 +25,9 @@ from services.settings import Settings
 
 SERVICE_NAMES = ("rules", "ai", "match", "matchmaking")
 GAUGE_SECONDS = 1.0
+TASKS_STOP_SECONDS = 5.0  # each background task checks its stop signal far more often
+
+log = logging.getLogger(__name__)
 
 
 class App:
@@ -107,21 +111,24 @@ class App:
             self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)
             self.metrics_port = self._metrics.server_port
         if "match" in self.services:
-            self._spawn(lambda: match_service.run_sweeper(self.matches, self._stop))
+            self._spawn("sweeper", lambda: match_service.run_sweeper(self.matches, self._stop))
         if "matchmaking" in self.services:
-            self._spawn(lambda: matchmaking.run_matchmaker(self.matchmaker, self._stop))
-            self._spawn(lambda: matchmaking.run_rater(self.matchmaker, self._stop))
+            self._spawn(
+                "matchmaker", lambda: matchmaking.run_matchmaker(self.matchmaker, self._stop)
+            )
+            self._spawn("rater", lambda: matchmaking.run_rater(self.matchmaker, self._stop))
         if self.bots:
             for _ in range(self.pool.workers):
                 self._spawn(
-                    lambda: match_service.run_bot_turns(self.matches, self.pool, self._stop)
+                    "bot runner",
+                    lambda: match_service.run_bot_turns(self.matches, self.pool, self._stop),
                 )
         if self.uses_pool:
-            self._spawn(self._sample_queues)
+            self._spawn("queue gauges", self._sample_queues)
         return self.port
 
-    def _spawn(self, task: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        self._tasks.append(asyncio.create_task(task()))
+    def _spawn(self, name: str, task: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self._tasks.append(asyncio.create_task(task(), name=name))
 
     async def _sample_queues(self) -> None:
         """Keeps the queue-depth gauges current: bot turns in the job queue
@@ -144,5 +151,11 @@ class App:
         self._stop.set()
         if self.uses_pool:
             await self.pool.stop()  # a bot runner waiting on a decision stops too
+        late: set[asyncio.Task[None]] = set()
+        if self._tasks:
+            _, late = await asyncio.wait(self._tasks, timeout=TASKS_STOP_SECONDS)
+        for task in late:  # a bug, but shutting down must not hang on it
+            log.error("background task %s did not stop; cancelling it", task.get_name())
+            task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.coordination.close()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast
@@ -462,7 +464,30 @@ def record_of(state: State) -> pb.GameRecord:
     )
 
 
+_VIEWS: OrderedDict[tuple[int, int], tuple[State, pb.GameView]] = OrderedDict()
+VIEWS_KEPT = 256
+_VIEWS_LOCK = threading.Lock()
+
+
 def view_of(state: State) -> pb.GameView:
+    """The state's view (a fresh message). A turn asks for the same state's
+    view for its event, the clock's event and its answer: the last few are
+    kept, by state and ply (an applied action changes the ply)."""
+    key = (id(state), len(state.history()))
+    with _VIEWS_LOCK:  # replays in threads ask too
+        kept = _VIEWS.get(key)
+    if kept is None or kept[0] is not state:
+        kept = (state, _view_of(state))
+        with _VIEWS_LOCK:
+            _VIEWS[key] = kept
+            while len(_VIEWS) > VIEWS_KEPT:
+                _VIEWS.popitem(last=False)
+    fresh = pb.GameView()
+    fresh.CopyFrom(kept[1])
+    return fresh
+
+
+def _view_of(state: State) -> pb.GameView:
     view = pb.GameView(
         returns=state.returns(),
         scores=state.scores(),

@@ -43,16 +43,27 @@ class Outcome:
     code = grpc.StatusCode.OK
 
 
+@functools.cache
+def _timer(kind: str, service: str, method: str) -> Any:
+    return RPC_SECONDS.labels(kind, service, method)
+
+
+@functools.cache
+def _counter(kind: str, service: str, method: str, code: str) -> Any:
+    return RPC_HANDLED.labels(kind, service, method, code)
+
+
 @contextlib.contextmanager
 def measured(kind: str, service: str, method: str) -> Iterator[Outcome]:
-    """Counts the RPC by its final status and times it (services.metrics)."""
+    """Counts the RPC by its final status and times it (services.metrics;
+    the labelled series are looked up once each)."""
     outcome = Outcome()
     start = time.perf_counter()
     try:
         yield outcome
     finally:
-        RPC_SECONDS.labels(kind, service, method).observe(time.perf_counter() - start)
-        RPC_HANDLED.labels(kind, service, method, outcome.code.name).inc()
+        _timer(kind, service, method).observe(time.perf_counter() - start)
+        _counter(kind, service, method, outcome.code.name).inc()
 
 
 class Servicer:

@@ -141,20 +141,22 @@ class FlipState(FlipCore):
 
     def __str__(self) -> str:
         game = self.game
-        board = self.board()
-        legal = set(self.legal_actions())
+        # One character a square, a1 first: a ball's symbol, "*" for a legal
+        # placement, "." for an empty square.
+        cells = ["."] * 64
+        for square in self.legal_actions():
+            if square != PASS:
+                cells[square] = "*"
+        for colour, mask in enumerate(self.colour_masks()):
+            while mask:
+                low = mask & -mask
+                cells[low.bit_length() - 1] = game.colour_symbols[colour]
+                mask ^= low
         files = "  " + " ".join("abcdefgh")
         lines = [files]
         for rank in range(7, -1, -1):
-            cells = []
-            for file in range(8):
-                square = square_at(file, rank)
-                colour = board[square]
-                if colour >= 0:
-                    cells.append(game.colour_symbols[colour])
-                else:
-                    cells.append("*" if square in legal else ".")
-            lines.append(f"{rank + 1} {' '.join(cells)} {rank + 1}")
+            row = " ".join(cells[rank * 8 : rank * 8 + 8])
+            lines.append(f"{rank + 1} {row} {rank + 1}")
         lines.append(files)
         scores = "  ".join(
             f"{game.colour_names[self.colour_of(seat)]} {score}"

@@ -28,7 +28,7 @@ from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
 from services.ai_service import worker as worker_main
-from services.errors import DeadlineExceeded, ResourceExhausted, error_for
+from services.errors import DeadlineExceeded, ResourceExhausted, Unavailable, error_for
 from services.metrics import AI_JOB_AGE_SECONDS
 
 log = logging.getLogger("meeple.ai")
@@ -55,6 +55,10 @@ class Thought:
 
 class QueueFull(ResourceExhausted):
     """Too many hints wait for a worker."""
+
+
+class PoolStopped(Unavailable):
+    """The pool was stopped: this process is shutting down."""
 
 
 class WorkerDied(RuntimeError):
@@ -97,6 +101,7 @@ class AIPool:
     _pool: list[_Worker] = field(default_factory=list)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _early_deaths: int = 0
+    _stopped: bool = False
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -106,6 +111,7 @@ class AIPool:
         self._pool = [self._spawn() for _ in range(self.workers)]
 
     async def stop(self) -> None:
+        self._stopped = True  # a call that comes later fails at once, never waits
         for job in (job for queue in self._queues.values() for job in queue):
             job.future.cancel()
         for queue in self._queues.values():
@@ -145,6 +151,8 @@ class AIPool:
         ``waited`` is how long the decision waited before this call (a bot
         turn in the job queue), for the job-age metric."""
         loop = asyncio.get_running_loop()
+        if self._stopped:
+            raise PoolStopped("the AI pool is stopping")
         if priority is Priority.HINT and self.waiting(Priority.HINT) >= self.queue_limit:
             raise QueueFull(f"the AI queue is full ({self.queue_limit} calls wait): retry later")
         now = loop.time()

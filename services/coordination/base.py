@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -58,6 +59,20 @@ class MatchData:
     @property
     def ply(self) -> int:
         return len(self.history)
+
+    def copy(self) -> MatchData:
+        """A copy that shares nothing mutable with this one (the items of
+        its lists and dicts are immutable)."""
+        return dataclasses.replace(
+            self,
+            seat_kinds=list(self.seat_kinds),
+            bot_specs=list(self.bot_specs),
+            token_hashes=list(self.token_hashes),
+            players=list(self.players),
+            history=list(self.history),
+            clocks_ms=list(self.clocks_ms),
+            submissions=dict(self.submissions),
+        )
 
 
 @dataclass(frozen=True)

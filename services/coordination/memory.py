@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
-import copy
 import heapq
 import itertools
 import time
@@ -88,7 +87,7 @@ class MemoryCoordination(MemoryMatchmaking):
 
     async def load(self, match_id: str) -> MatchData | None:
         data = self._live(match_id)
-        return copy.deepcopy(data) if data is not None else None
+        return data.copy() if data is not None else None
 
     async def compare_and_set(
         self,
@@ -112,7 +111,7 @@ class MemoryCoordination(MemoryMatchmaking):
         """Writes the record, its events and its job with no await between
         them (one atomic step for every other task), then wakes the waiters."""
         match_id = data.match_id
-        self._matches[match_id] = copy.deepcopy(data)
+        self._matches[match_id] = data.copy()
         self._events[match_id].extend(events)
         self._plies[match_id].extend(event.ply for event in events)
         if data.expires_ms:

@@ -161,6 +161,7 @@ class RedisCoordination(RedisMatchmaking):
         self._mark_rated = self.client.register_script(MARK_RATED)
         self._held: set[str] = set()  # jobs a task of this process works on
         self._next_orphan_check = 0.0
+        self._next_sweep = 0.0
 
     @unavailable_on_connection_errors
     async def start(self) -> None:
@@ -307,14 +308,19 @@ class RedisCoordination(RedisMatchmaking):
         never saw (the reply was lost with a connection), or one whose worker
         went quiet past the visibility timeout, else a new one (waiting up to
         ``block``)."""
-        await self._release(keys=[DELAYED, JOBS], args=[self._now_ms(), 100])
-        claimed = await self._orphans()
-        if not claimed:
-            idle_ms = round(self.visibility_timeout * 1000)
-            _, claimed, *_ = await self.client.xautoclaim(
-                JOBS, GROUP, self.consumer, idle_ms, start_id="0-0", count=1
-            )
-        if not claimed:
+        claimed: list[Any] = []
+        now = time.monotonic()
+        if now >= self._next_sweep:  # the slower paths, a few times a second
+            self._next_sweep = now + PULL_SLICE_SECONDS
+            await self._release(keys=[DELAYED, JOBS], args=[self._now_ms(), 100])
+            claimed = await self._orphans()
+            if not claimed:
+                idle_ms = round(self.visibility_timeout * 1000)
+                _, claimed, *_ = await self.client.xautoclaim(
+                    JOBS, GROUP, self.consumer, idle_ms, start_id="0-0", count=1
+                )
+        fresh = not claimed
+        if fresh:
             answer = await self.client.xreadgroup(
                 GROUP, self.consumer, {JOBS: ">"}, count=1, block=max(1, round(block * 1000))
             )
@@ -322,8 +328,10 @@ class RedisCoordination(RedisMatchmaking):
         for entry_id, fields in claimed:
             if fields is None:  # deleted meanwhile
                 continue
-            pending = await self.client.xpending_range(JOBS, GROUP, entry_id, entry_id, 1)
-            delivered = pending[0]["times_delivered"] if pending else 1
+            delivered = 1  # a new delivery; a job delivered before asks how often
+            if not fresh:
+                pending = await self.client.xpending_range(JOBS, GROUP, entry_id, entry_id, 1)
+                delivered = pending[0]["times_delivered"] if pending else 1
             attempt = int(fields.get(b"attempts", b"0")) + delivered
             self._held.add(entry_id.decode())
             return Delivery(entry_id.decode(), load_job(fields), attempt)
@@ -342,6 +350,9 @@ class RedisCoordination(RedisMatchmaking):
 
     async def _settle_job(self, receipt: str, what: str, due_ms: int = 0, reason: str = "") -> None:
         self._held.discard(receipt)
+        if what == "ack":
+            await self._settle(keys=[JOBS, DELAYED, DEAD], args=[receipt, what, 0, 0, "", 0])
+            return
         pending = await self.client.xpending_range(JOBS, GROUP, receipt, receipt, 1)
         entry = await self.client.xrange(JOBS, receipt, receipt)
         attempts = int(entry[0][1].get(b"attempts", b"0")) if entry else 0

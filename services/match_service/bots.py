@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from meeple.v1 import game_pb2 as pb
 
 from ai.bots import make_bot
-from services.ai_service.pool import AIPool, Priority
+from services.ai_service.pool import AIPool, PoolStopped, Priority
 from services.ai_service.worker import PICKLED_STATE
 from services.background import keep_running
 from services.convert import action_to_proto
@@ -109,6 +109,9 @@ async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
         pass  # a human, a timeout or another runner changed the match first
     except NotYetCommitted:
         await settle(lambda: coordination.retry_job(receipt, PENDING_RETRY_SECONDS))
+        return
+    except PoolStopped:  # this process shuts down: another runner takes the turn now
+        await settle(lambda: coordination.retry_job(receipt, 0.0))
         return
     except Exception as error:
         if delivery.attempt < m.settings.bot_attempts:

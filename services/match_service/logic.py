@@ -54,7 +54,7 @@ from services.settings import Settings
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 OWNER_TOKEN_METADATA = "meeple-owner-token"
-KEEP_SUBMISSIONS = 32  # recent plies whose answers a retried submission gets again
+KEEP_SUBMISSIONS = 16  # recent plies whose answers a retried human submission gets again
 MAX_ACTIONS = 64  # in one submission; a whole turn is a handful
 DEFAULT_BOT = "medium"
 HUMAN, BOT = ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT
@@ -443,6 +443,7 @@ async def submit_action(
     actions: Sequence[pb.Action],
 ) -> ms.SubmitActionResponse:
     """Plays actions of the token's seat (or, with ``seat``, of a bot seat)."""
+    human = seat is None
     if not actions:
         raise BadRequest("actions: give at least one action")
     if len(actions) > MAX_ACTIONS:
@@ -480,9 +481,10 @@ async def submit_action(
     response = ms.SubmitActionResponse(
         match=match_message(data, after), applied=[step.info for step in steps]
     )
-    data.submissions[expected_ply] = (key, response.SerializeToString())
-    for old in [ply for ply in data.submissions if ply < expected_ply - KEEP_SUBMISSIONS]:
-        del data.submissions[old]  # a retry comes soon after its submission
+    if human:  # a client may retry; a bot's runner never does (a stale result is dropped)
+        data.submissions[expected_ply] = (key, response.SerializeToString())
+        for old in [ply for ply in data.submissions if ply < expected_ply - KEEP_SUBMISSIONS]:
+            del data.submissions[old]  # a retry comes soon after its submission
     await commit(m, change, after)
     return response
 

@@ -19,7 +19,9 @@ MEEPLE = Path(sys.executable).with_name("meeple")
 class Meeple:
     """``meeple ARGS...`` in its own process; ``address`` once it serves."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None, ready: str = "") -> None:
+    def __init__(
+        self, *args: str, env: dict[str, str] | None = None, program: str = str(MEEPLE)
+    ) -> None:
         self.args = args
         environment = {
             "PATH": f"{MEEPLE.parent}:{os.environ.get('PATH', '')}",
@@ -27,7 +29,7 @@ class Meeple:
             **(env or {}),
         }
         self.process = subprocess.Popen(
-            [str(MEEPLE), *args],
+            [program, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -40,6 +42,11 @@ class Meeple:
         started = self.wait_for(r"listening on (\S+),|running,", 60)
         if started.group(1):
             self.address = started.group(1)
+
+    @classmethod
+    def command(cls, program: str, *args: str, env: dict[str, str] | None = None) -> Meeple:
+        """Another program that prints "listening on HOST:PORT," when it serves."""
+        return cls(*args, env=env, program=program)
 
     @property
     def pid(self) -> int:

@@ -45,9 +45,31 @@ def serving(settings: Settings | None = None, **options: Any) -> Iterator[Served
         yield served
     finally:
         served.channel.close()
-        asyncio.run_coroutine_threadsafe(app.stop(grace=0.5), loop).result(timeout=60)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
+        stopping = asyncio.run_coroutine_threadsafe(app.stop(grace=0.5), loop)
+        try:
+            stopping.result(timeout=STOP_SECONDS)
+        except TimeoutError:
+            raise AssertionError(f"the server did not stop:\n{hung_tasks(loop)}") from None
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=10)
+
+
+STOP_SECONDS = 15  # the app's own bound on stopping is a few seconds
+
+
+def hung_tasks(loop: asyncio.AbstractEventLoop) -> str:
+    """Where each task of ``loop`` waits, for a failure that says its cause."""
+    lines = []
+    for task in asyncio.all_tasks(loop):
+        chain, awaited = [], task.get_coro()
+        while awaited is not None and hasattr(awaited, "cr_frame"):  # coroutines, down to a future
+            frame = awaited.cr_frame
+            if frame is not None:
+                chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+            awaited = awaited.cr_await
+        lines.append(f"  {task.get_name()}: {' -> '.join(chain)} -> {awaited!r:.120}")
+    return "\n".join(sorted(lines))
 
 
 # The shared server's per-client limits are far above what the suite sends

@@ -1,6 +1,6 @@
 """The AI pool on its own, with real worker processes: bot seats go before
 hints, a cancelled call stops its search, a decision past its limit ends,
-and a worker that dies is replaced."""
+a worker that dies is replaced, and a stopped pool refuses work at once."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import pytest
 
 import engine_core
-from services.ai_service.pool import AIPool, Priority, QueueFull, WorkerDied
+from services.ai_service.pool import AIPool, PoolStopped, Priority, QueueFull, WorkerDied
 from services.ai_service.worker import RECORD
 from services.convert import record_of
 from services.errors import DeadlineExceeded, ResourceExhausted
@@ -118,5 +118,25 @@ def test_a_worker_that_dies_is_replaced() -> None:
         answer = await pool.think(OTHELLO, "greedy", 0, priority=Priority.HINT, timeout=60)
         assert answer.action
         await pool.stop()
+
+    run(scenario())
+
+
+def test_a_stopped_pool_refuses_decisions_at_once() -> None:
+    """A bot runner that asks after shutdown began must not wait forever."""
+
+    async def scenario() -> None:
+        pool = await started()
+        waiting = asyncio.create_task(
+            pool.think(OTHELLO, "mcts:time=10", 0, priority=Priority.HINT)
+        )
+        await asyncio.sleep(0.1)
+        await pool.stop()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        with pytest.raises(PoolStopped, match="stopping"):
+            await asyncio.wait_for(
+                pool.think(OTHELLO, "greedy", 0, priority=Priority.BOT_SEAT), timeout=2
+            )
 
     run(scenario())
