@@ -25,6 +25,8 @@ from services.settings import Settings
 
 SERVICE_NAMES = ("rules", "ai", "match", "matchmaking")
 GAUGE_SECONDS = 1.0
+# A runner waits on the store between decisions: a few per AI worker keep it busy.
+RUNNERS_PER_AI_WORKER = 4
 TASKS_STOP_SECONDS = 5.0  # each background task checks its stop signal far more often
 
 log = logging.getLogger(__name__)
@@ -118,7 +120,7 @@ class App:
             )
             self._spawn("rater", lambda: matchmaking.run_rater(self.matchmaker, self._stop))
         if self.bots:
-            for _ in range(self.pool.workers):
+            for _ in range(self.pool.workers * RUNNERS_PER_AI_WORKER):
                 self._spawn(
                     "bot runner",
                     lambda: match_service.run_bot_turns(self.matches, self.pool, self._stop),

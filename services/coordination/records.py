@@ -20,7 +20,7 @@ def _bytes(text: str) -> bytes:
 
 
 def dump_match(data: MatchData) -> bytes:
-    fields = dataclasses.asdict(data)
+    fields = dict(vars(data))  # shallow: the fields are plain values, lists of them and bytes
     fields["config"] = _b64(data.config)
     fields["history"] = [_b64(raw) for raw in data.history]
     fields["submissions"] = {

@@ -39,6 +39,9 @@ RETRY_BASE_SECONDS = 0.5
 # a job newer than its match's record waits for that change to land.
 COMMIT_GRACE_MS = 10_000
 PENDING_RETRY_SECONDS = 0.02
+# A job is queued just ahead of its change's commit, so a runner often sees
+# it first: it looks again this soon (doubling) before handing the job back.
+LOOK_AGAIN_SECONDS = (0.002, 0.004, 0.008, 0.016, 0.032, 0.064)
 SETTLE_TRIES = 10  # about 15 s of waiting for the store
 
 
@@ -64,9 +67,19 @@ async def due(m: Matches, job: BotJob) -> MatchData | None:
     return data
 
 
+async def due_soon(m: Matches, job: BotJob) -> MatchData | None:
+    """``due``, looking again a few times while the change that queued
+    the job lands."""
+    for pause in LOOK_AGAIN_SECONDS:
+        with contextlib.suppress(NotYetCommitted):
+            return await due(m, job)
+        await asyncio.sleep(pause)
+    return await due(m, job)
+
+
 async def play_bot_turn(m: Matches, pool: AIPool, job: BotJob) -> None:
     """Thinks and plays the job's turn (nothing if it is stale)."""
-    data = await due(m, job)
+    data = await due_soon(m, job)
     if data is None:
         return
     now = m.now_ms()
