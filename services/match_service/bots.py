@@ -41,7 +41,7 @@ COMMIT_GRACE_MS = 10_000
 PENDING_RETRY_SECONDS = 0.02
 # A job is queued just ahead of its change's commit, so a runner often sees
 # it first: it looks again this soon (doubling) before handing the job back.
-LOOK_AGAIN_SECONDS = (0.002, 0.004, 0.008, 0.016, 0.032, 0.064)
+LOOK_AGAIN_SECONDS = (0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064)
 SETTLE_TRIES = 10  # about 15 s of waiting for the store
 
 
