@@ -30,9 +30,13 @@ KEYS = {
 }
 
 
-def load(served: Served, tmp_path: Path, *options: str) -> dict:  # type: ignore[type-arg]
+def load(served: Served | None, tmp_path: Path, *options: str) -> dict:  # type: ignore[type-arg]
+    """Runs a load test against ``served`` (None: the in-process meeple up)
+    and checks what every report must hold."""
     out = tmp_path / "report.json"
-    arguments = ["loadtest", "--target", served.address, "--metrics", served.metrics_url]
+    arguments = ["loadtest"]
+    if served is not None:
+        arguments += ["--target", served.address, "--metrics", served.metrics_url]
     result = CliRunner().invoke(app, [*arguments, *options, "--json", str(out)])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
@@ -81,6 +85,15 @@ def test_matchmaking_seats_the_players(serve: Callable[..., Served], tmp_path: P
     assert report["rpcs"]["CreateTicket"]["count"] == 12
     assert report["assignment"]["count"] == 12
     assert report["rpcs"]["SubmitAction"]["count"] == report["actions"]["total"]
+
+
+def test_a_timed_run_against_its_own_meeple_up(tmp_path: Path) -> None:
+    report = load(None, tmp_path, "--game", "othello", "--duration", "2", "--concurrency", "4")
+    assert report["config"]["target"] is None
+    completed = report["matches"]["completed"]
+    assert completed >= 1
+    assert report["server"]["matches_finished"] == completed  # scraped from its own /metrics
+    assert report["rpcs"]["CreateMatch"]["count"] == completed
 
 
 def test_bad_options_are_refused() -> None:
