@@ -1,58 +1,18 @@
-"""What the deploy tests share: the deploy/ folder, a real ``meeple up``
-for the session, and the metric names a /metrics page exports."""
+"""A real ``meeple up`` for the deploy tests that read its metrics."""
 
 from __future__ import annotations
 
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
-from tests.e2e.processes import Meeple
-
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-SERIES_SUFFIXES = {
-    "counter": ("_total",),
-    "histogram": ("_bucket", "_count", "_sum"),
-    "summary": ("", "_count", "_sum"),
-}
-
-
-class Served:
-    """A ``meeple`` process and its metrics URL."""
-
-    def __init__(self, process: Meeple) -> None:
-        self.process = process
-        port = process.wait_for(r"metrics: http://[^:]+:(\d+)/metrics", 30).group(1)
-        self.metrics_url = f"http://127.0.0.1:{port}/metrics"
-        self.metrics_target = f"127.0.0.1:{port}"
-
-    def scrape(self) -> str:
-        with urllib.request.urlopen(self.metrics_url, timeout=5) as answer:
-            text: str = answer.read().decode()
-        return text
-
-
-def exported_names(page: str) -> set[str]:
-    """Every series name a /metrics page offers, also for labelled metrics
-    that have no sample yet (their HELP and TYPE lines name them)."""
-    names = set()
-    for family in text_string_to_metric_families(page):
-        names.update(sample.name for sample in family.samples)
-        suffixes = SERIES_SUFFIXES.get(family.type, ("",))
-        names.update(family.name + suffix for suffix in suffixes)
-    return names
+from tests.deploy.metrics_page import Served, start_meeple_up
 
 
 @pytest.fixture(scope="session")
 def meeple_up() -> Iterator[Served]:
-    """``meeple up`` as a user runs it, on free ports."""
-    process = Meeple(
-        "up", "--port", "0", "--metrics-port", "0", env={"MEEPLE_LOG_LEVEL": "WARNING"}
-    )
+    served = start_meeple_up()
     try:
-        yield Served(process)
+        yield served
     finally:
-        process.stop()
+        served.process.stop()

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from tests.deploy.conftest import DEPLOY, Served, exported_names
+from tests.deploy.metrics_page import DEPLOY, Served, exported_names
 from tests.deploy.promql import metric_names
 
 DASHBOARD = DEPLOY / "grafana" / "dashboards" / "meeple.json"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import yaml
 
-from tests.deploy.conftest import DEPLOY, Served, exported_names
+from tests.deploy.metrics_page import DEPLOY, Served, exported_names
 from tests.deploy.promql import metric_names
 from tests.prometheus_server import promtool
 
