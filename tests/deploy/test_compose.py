@@ -51,6 +51,10 @@ def test_the_split_topology_on_one_image() -> None:
         if command == "serve":
             served = [arg for arg in rest if not arg.startswith("-") and not arg.isdigit()]
             assert set(served) <= set(SERVICE_NAMES), name
+    for name, service in meeple.items():  # all but the stateless rules share Redis
+        on_redis = "MEEPLE_REDIS_URL" in service["environment"]
+        assert on_redis == (name != "rules"), name
+        assert ("redis" in service.get("depends_on", {})) == on_redis, name
     assert found["match"]["deploy"]["replicas"] == 2
     assert found["worker"]["deploy"]["replicas"] == 3
     assert "8080:8080" in found["web"]["ports"]
