@@ -10,7 +10,6 @@ makes their absence a failure.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -20,10 +19,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.redis_servers import free_port
+from tests.system_tools import require_installed
 
 PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
@@ -33,12 +32,8 @@ HTTP_SECONDS = 2.0  # one API call; Prometheus answers these in milliseconds
 def require_prometheus() -> None:
     """Skips the test (or fails it, under MEEPLE_REQUIRE_PROMETHEUS=1)
     without prometheus and promtool."""
-    if PROMETHEUS and PROMTOOL:
-        return
     message = "prometheus/promtool are not installed (apt-get install prometheus)"
-    if os.environ.get("MEEPLE_REQUIRE_PROMETHEUS") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
+    require_installed(bool(PROMETHEUS and PROMTOOL), message, "MEEPLE_REQUIRE_PROMETHEUS")
 
 
 def promtool(*args: str) -> str:

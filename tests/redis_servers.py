@@ -9,7 +9,6 @@ makes its absence a failure.
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import signal
@@ -18,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
+from tests.system_tools import require_installed
 
 REDIS_SERVER = shutil.which("redis-server")
 REDIS_CLI = shutil.which("redis-cli")
@@ -26,12 +25,8 @@ REDIS_CLI = shutil.which("redis-cli")
 
 def require_redis() -> None:
     """Skips the test (or fails it, under MEEPLE_REQUIRE_REDIS=1) without redis-server."""
-    if REDIS_SERVER and REDIS_CLI:
-        return
     message = "redis-server is not installed (apt-get install redis-server)"
-    if os.environ.get("MEEPLE_REQUIRE_REDIS") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
+    require_installed(bool(REDIS_SERVER and REDIS_CLI), message, "MEEPLE_REQUIRE_REDIS")
 
 
 def free_port(cluster: bool = False) -> int:
