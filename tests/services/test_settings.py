@@ -45,4 +45,7 @@ def test_the_readme_lists_every_setting_with_its_default() -> None:
     for field in fields(Settings):
         value = getattr(defaults, field.name)
         expected[f"MEEPLE_{field.name.upper()}"] = f"{value:g}" if value is not None else "off"
-    assert {name: value.strip() for name, value in rows.items()} == expected
+    # The table also lists the command line's variables (MEEPLE_HOST, ...):
+    # tests/deploy/test_environment.py checks those.
+    listed = {name: value.strip() for name, value in rows.items() if name in expected}
+    assert listed == expected
