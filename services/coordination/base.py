@@ -162,6 +162,13 @@ class Coordination(Protocol):
         """Drops a match that nobody knows of yet (a table whose seating failed)."""
         ...
 
+    async def live_matches(self, start: int, count: int) -> tuple[list[MatchData], int]:
+        """Playing matches, the most recently started first: those among
+        positions ``start`` to ``start + count - 1`` of that order, and the
+        position after them (where the next page starts). A match that
+        starts or ends meanwhile may shift a later page by one."""
+        ...
+
     async def mark_rated(self, match_id: str) -> None:
         """Makes a match rated: the change that finishes it queues its result
         for the ratings (a flag beside the record: no version, no conflict)."""

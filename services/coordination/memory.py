@@ -17,6 +17,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from meeple.v1 import match_service_pb2 as ms
+
 from services.coordination.base import (
     BotJob,
     DeadLetter,
@@ -49,6 +51,8 @@ class MemoryCoordination(MemoryMatchmaking):
         self._events: dict[str, list[Event]] = {}
         self._plies: dict[str, list[int]] = {}  # each event's ply, for bisecting
         self._changed: dict[str, asyncio.Condition] = {}
+        # The playing matches, in the order they started (dicts keep it).
+        self._playing: dict[str, None] = {}
         # Lazy heaps of (time, match id): an entry counts only while the
         # match still has that time.
         self._expiries: list[tuple[int, str]] = []
@@ -85,6 +89,12 @@ class MemoryCoordination(MemoryMatchmaking):
         if data is not None:
             data.rated = True
 
+    async def live_matches(self, start: int, count: int) -> tuple[list[MatchData], int]:
+        newest_first = list(reversed(self._playing))[start : start + count]
+        return [self._matches[match_id].copy() for match_id in newest_first], start + len(
+            newest_first
+        )
+
     async def load(self, match_id: str) -> MatchData | None:
         data = self._live(match_id)
         return data.copy() if data is not None else None
@@ -111,6 +121,10 @@ class MemoryCoordination(MemoryMatchmaking):
         """Writes the record, its events and its job with no await between
         them (one atomic step for every other task), then wakes the waiters."""
         match_id = data.match_id
+        if data.status == ms.MATCH_STATUS_PLAYING:
+            self._playing.setdefault(match_id, None)
+        else:
+            self._playing.pop(match_id, None)
         self._matches[match_id] = data.copy()
         self._events[match_id].extend(events)
         self._plies[match_id].extend(event.ply for event in events)
@@ -140,6 +154,7 @@ class MemoryCoordination(MemoryMatchmaking):
 
     def _drop(self, match_id: str) -> None:
         self._matches.pop(match_id, None)
+        self._playing.pop(match_id, None)
         self._events.pop(match_id, None)
         self._plies.pop(match_id, None)
         self._changed.pop(match_id, None)
