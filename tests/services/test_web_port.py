@@ -106,7 +106,9 @@ def test_errors_carry_the_grpc_code_and_reason(web: Web) -> None:
     assert "config.kind" in body["message"]
     status, body = web.call("MatchService/GetMatch", {"matchId": "nope"})
     assert (status, body["code"]) == (404, "not_found")
-    status, _, raw = web.request("/meeple.v1.RulesService/NewGame", b"\xff\xff", "application/proto")
+    status, _, raw = web.request(
+        "/meeple.v1.RulesService/NewGame", b"\xff\xff", "application/proto"
+    )
     assert (status, json.loads(raw)["code"]) == (400, "invalid_argument")
 
 
@@ -139,7 +141,7 @@ def test_watch_match_streams_to_the_end(web: Web) -> None:
     assert end == {}  # no error
     assert "snapshot" in events[0][1]
     assert "ended" in events[-1][1]
-    plies = [e["ply"] if "ply" in e else 0 for _, e in events if "action" in e]
+    plies = [e.get("ply", 0) for _, e in events if "action" in e]  # JSON omits a zero
     assert plies == list(range(len(plies)))
 
 
@@ -151,7 +153,7 @@ def test_a_stream_error_ends_the_stream_with_its_code(web: Web) -> None:
 
 def test_grpc_web_unary(web: Web) -> None:
     request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
-    status, headers, body = web.request(
+    status, _, body = web.request(
         "/meeple.v1.RulesService/NewGame",
         envelop(0, request.SerializeToString()),
         "application/grpc-web+proto",
