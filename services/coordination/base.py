@@ -137,7 +137,8 @@ class Coordination(Protocol):
         ...
 
     async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
-        """Stores a new match, its first events and its first job; the id must be new."""
+        """Stores a new match, its first events and its first job; another
+        match with that id is ValueError (the same write again is stored)."""
         ...
 
     async def load(self, match_id: str) -> MatchData | None:
@@ -155,7 +156,10 @@ class Coordination(Protocol):
     ) -> bool:
         """Stores ``data``, appends ``events`` and queues ``job`` (and, with
         ``result``, the finished rated match for its ratings) if the stored
-        version is still ``expected_version``; False (and nothing changes) otherwise."""
+        version is still ``expected_version``; False (and nothing changes)
+        otherwise. The same write again, once stored, is True and changes
+        nothing: a retry whose first answer was lost must not read as a lost
+        race (its caller would drop the job the write queued)."""
         ...
 
     async def delete(self, match_id: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import heapq
 import itertools
 import time
@@ -34,6 +35,11 @@ KEEP_DEAD_LETTERS = 100
 
 def wall_ms() -> int:
     return int(time.time() * 1000)
+
+
+def is_stored(stored: MatchData | None, data: MatchData) -> bool:
+    """Whether ``data`` is what is stored: the same write again (a retry)."""
+    return stored is not None and dataclasses.replace(stored, rated=data.rated) == data
 
 
 class MemoryCoordination(MemoryMatchmaking):
@@ -75,7 +81,10 @@ class MemoryCoordination(MemoryMatchmaking):
 
     async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
         self._purge()
-        if data.match_id in self._matches:
+        stored = self._matches.get(data.match_id)
+        if is_stored(stored, data):
+            return
+        if stored is not None:
             raise ValueError(f"match {data.match_id} exists already")
         self._events[data.match_id] = []
         self._plies[data.match_id] = []
@@ -108,6 +117,8 @@ class MemoryCoordination(MemoryMatchmaking):
         result: bool = False,
     ) -> bool:
         stored = self._live(data.match_id)
+        if is_stored(stored, data):
+            return True
         if stored is None or stored.version != expected_version:
             return False
         rated = stored.rated  # a flag beside the record, as in Redis: a write keeps it

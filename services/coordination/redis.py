@@ -64,8 +64,13 @@ ORPHAN_CHECK_SECONDS = 2.0
 # expected version ("new" for a new match), new version, record, expiry (ms,
 # 0 for none), status, then each event's ply and payload. Returns the status
 # it replaced ("" for a new match), or nil when the version did not match.
+# The same write again (a retry whose first answer was lost with its
+# connection) finds itself stored and returns its own status, changing nothing.
 COMMIT = """
 local current = redis.call('HMGET', KEYS[1], 'version', 'status')
+if current[1] == ARGV[2] and redis.call('HGET', KEYS[1], 'record') == ARGV[3] then
+  return ARGV[5]
+end
 if ARGV[1] == 'new' then
   if current[1] then return false end
 elseif current[1] ~= ARGV[1] then

@@ -312,3 +312,27 @@ def test_a_live_entry_left_by_a_crash_is_dropped_when_met(redis_server: Any) -> 
         await store.close()
 
     run(scenario())
+
+
+def test_the_same_write_again_is_stored_and_changes_nothing(make_store: StoreFactory) -> None:
+    """A retry of a compare-and-set whose answer was lost with its connection
+    finds its write stored: True, not a lost race (whose caller would drop
+    the job the write queued, stalling the match)."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        await store.create(record(), [Event(0, b"created")], None)
+        assert await store.create(record(), [Event(0, b"created")], None) is None  # no raise
+        moved = record(history=[b"a"], version=1)
+        assert await store.compare_and_set(moved, 0, [Event(0, b"a")], job(ply=1))
+        assert await store.compare_and_set(moved, 0, [Event(0, b"a")], job(ply=1))
+        other = record(history=[b"b"], version=1)
+        assert not await store.compare_and_set(other, 0, [Event(0, b"b")], None)
+        batch = await store.read_events("m1", 0)
+        assert [e.payload for e in batch.events] == [b"created", b"a"]  # once each
+        assert await store.queue_depth() >= 1  # the write's job is there
+        delivery = await store.pull_job(timeout=1)
+        assert delivery is not None
+        assert delivery.job.ply == 1
+
+    run(scenario())
