@@ -34,14 +34,11 @@ def grid(state: State, view: pb.GameView) -> None:
     """A Rolit or Othello board: colour indices from a1, and whose they are."""
     assert isinstance(state, FlipState)
     game = state.game
-    view.grid.CopyFrom(
-        pb.GridPosition(
-            size=BOARD_SIDE,
-            cells=state.board(),
-            colours=game.colour_names,
-            seat_colours=game.seat_colours,
-        )
-    )
+    grid = view.grid
+    grid.size = BOARD_SIDE
+    grid.cells.extend(state.board())
+    grid.colours.extend(game.colour_names)
+    grid.seat_colours.extend(game.seat_colours)
 
 
 def _square(square: int) -> pb.CourtSquare:
