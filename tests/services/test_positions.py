@@ -10,6 +10,8 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
+from tests.services.test_wire_values import listed
+
 A1 = 0
 
 
@@ -30,13 +32,7 @@ def new_game(stub: rules_grpc.RulesServiceStub, config: pb.GameConfig) -> pb.Gam
 def after(
     stub: rules_grpc.RulesServiceStub, config: pb.GameConfig, notations: list[str]
 ) -> pb.GameView:
-    record = pb.GameRecord(config=config)
-    for notation in notations:
-        listed = stub.ListLegalActions(rules.ListLegalActionsRequest(record=record))
-        every = [*listed.actions, *(o.outcome for o in listed.chance_outcomes)]
-        action = next(a.action for a in every if a.notation == notation)
-        record = stub.ApplyAction(rules.ApplyActionRequest(record=record, actions=[action])).record
-    return stub.ListLegalActions(rules.ListLegalActionsRequest(record=record)).view
+    return listed(stub, config, tuple(notations)).view
 
 
 def test_rolit_starts_with_one_ball_of_each_colour_in_the_centre(

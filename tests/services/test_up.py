@@ -18,14 +18,18 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 MEEPLE = Path(sys.executable).with_name("meeple")
 
 
-def test_meeple_up_serves_and_stops_on_sigterm() -> None:
-    process = subprocess.Popen(
-        [str(MEEPLE), "up", "--port", "0", "--metrics-port", "0", "--web-port", "0"],
+def start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [str(MEEPLE), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
     )
+
+
+def test_meeple_up_serves_and_stops_on_sigterm() -> None:
+    process = start("up", "--port", "0", "--metrics-port", "0", "--web-port", "0")
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -55,13 +59,7 @@ def test_meeple_up_serves_and_stops_on_sigterm() -> None:
 
 
 def test_meeple_serve_runs_several_services_on_one_port() -> None:
-    process = subprocess.Popen(
-        [str(MEEPLE), "serve", "rules", "ai", "--port", "0", "--metrics-port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
-    )
+    process = start("serve", "rules", "ai", "--port", "0", "--metrics-port", "0")
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
