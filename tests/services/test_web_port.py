@@ -207,3 +207,26 @@ def test_only_the_page_files_are_served(tmp_path: Path) -> None:
     assert page[2].startswith(b"<!doctype html>")
     assert (script[0], script[1]["content-type"]) == (200, "text/javascript; charset=utf-8")
     assert [answer[0] for answer in refused] == [404, 404, 404]
+
+
+def test_watch_ticket_streams_the_assignment(web: Web) -> None:
+    """Two single-player tickets of Othello meet: each stream, read over
+    Connect, ends with the assignment and that player's seat token."""
+    tickets = []
+    for player in ("ann", "bob"):
+        status, created = web.call(
+            "MatchmakingService/CreateTicket", {"config": OTHELLO, "playerIds": [player]}
+        )
+        assert status == 200
+        tickets.append(created)
+    for created in tickets:
+        messages = web.stream(
+            "MatchmakingService/WatchTicket",
+            {"ticketId": created["ticket"]["ticketId"]},
+            **{"meeple-ticket-token": created["ticketToken"]},
+        )
+        *events, (flags, end) = messages
+        assert (flags, end) == (END_STREAM, {})
+        assigned = events[-1][1]["assigned"]
+        assert assigned["matchId"]
+        assert assigned["seats"][0]["seatToken"]
