@@ -67,7 +67,7 @@ def main() -> None:
         return
     results = {}
     with ExitStack() as stack:
-        up = Meeple("up", "--port", "0", "--metrics-port", "0", env=SETTINGS)
+        up = Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", env=SETTINGS)
         stack.callback(up.stop)
         results["meeple up (memory, 1 AI worker)"] = games_per_second(
             up.address, args.game, args.seconds

@@ -164,7 +164,7 @@ def main() -> None:
     if args.echo_server:
         serve_echo()
         return
-    up = Meeple("up", "--port", "0", "--metrics-port", "0", env=SETTINGS)
+    up = Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", env=SETTINGS)
     echo = Meeple.command(sys.executable, __file__, "--echo-server")
     try:
         print(f"{'in flight':>9} {'SubmitAction/s':>15} {'Echo/s':>8} {'ratio':>6}")

@@ -22,6 +22,7 @@ from services.matchmaking import Matchmaker
 from services.metrics import AI_QUEUE_DEPTH, serve_metrics
 from services.server import GRACE_SECONDS, Server, Service, build_server
 from services.settings import Settings
+from services.web.server import WebServer
 
 SERVICE_NAMES = ("rules", "ai", "match", "matchmaking")
 GAUGE_SECONDS = 1.0
@@ -43,6 +44,8 @@ class App:
       bot runners.
     - Bots and AIService share the AI pool.
     - Coordination is in memory, or on Redis with ``redis_url``.
+    - With ``web_port``, the same services speak the Connect protocol and
+      gRPC-Web on that HTTP port too, beside the web page.
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class App:
         settings: Settings | None = None,
         bots: bool | None = None,
         redis_url: str | None = None,
+        web_port: int | None = None,
     ) -> None:
         unknown = set(services) - set(SERVICE_NAMES)
         if unknown:
@@ -65,6 +69,8 @@ class App:
         if not services and not self.bots:
             raise ValueError("an app runs at least one service or the bot runners")
         self.metrics_port = metrics_port
+        self.web_port = web_port  # the web page and Connect; None: no web port
+        self.web: WebServer | None = None
         self.settings = settings or Settings()
         timeout = self.settings.bot_visibility_timeout
         if coordination is None and redis_url is not None:
@@ -109,6 +115,10 @@ class App:
             self.server = build_server(services, self.address)
             self.port = self.server.port
             await self.server.start()
+        if self.web_port is not None:
+            self.web = WebServer(services, self.address.rsplit(":", 1)[0], self.web_port)
+            await self.web.start()
+            self.web_port = self.web.port
         if self.metrics_port is not None:
             self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)
             self.metrics_port = self._metrics.server_port
@@ -146,6 +156,8 @@ class App:
         await keep_running("queue gauges", sample, self._stop, GAUGE_SECONDS)
 
     async def stop(self, grace: float = GRACE_SECONDS) -> None:
+        if self.web is not None:
+            await self.web.stop(grace)
         if self.server is not None:
             await self.server.stop(grace)
         if self._metrics is not None:

@@ -146,10 +146,19 @@ RedisOption = Annotated[
         "for a Redis Cluster (default: in memory, this process only).",
     ),
 ]
-HostOption = Annotated[str, typer.Option(help="Address to listen on.")]
-PortOption = Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free).")]
-WorkersOption = Annotated[int, typer.Option(min=1, help="AI worker processes.")]
-MetricsOption = Annotated[int, typer.Option(min=0, max=65535, help="Prometheus port.")]
+HostOption = Annotated[str, typer.Option(envvar="MEEPLE_HOST", help="Address to listen on.")]
+PortOption = Annotated[
+    int, typer.Option(min=0, max=65535, envvar="MEEPLE_PORT", help="gRPC port (0: any free).")
+]
+WorkersOption = Annotated[
+    int, typer.Option(min=1, envvar="MEEPLE_WORKERS", help="AI worker processes.")
+]
+MetricsOption = Annotated[
+    int, typer.Option(min=0, max=65535, envvar="MEEPLE_METRICS_PORT", help="Prometheus port.")
+]
+WEB_PORT_HELP = (
+    "HTTP port of the web page and of the services over Connect and gRPC-Web (0: any free)"
+)
 
 
 async def _run_app(label: str, address: str, metrics_port: int, **options: Any) -> None:
@@ -174,6 +183,8 @@ async def _run_app(label: str, address: str, metrics_port: int, **options: Any) 
         console.print(f"meeple {label} listening on {host}:{port}, coordination in {where}")
     else:
         console.print(f"meeple {label} running, coordination in {where}")
+    if app_.web is not None:
+        console.print(f"web page: http://{host}:{app_.web_port}/")
     console.print(f"metrics: http://{host}:{app_.metrics_port}/metrics (Ctrl-C or SIGTERM stops)")
     await wait_for_signal()
     console.print("shutting down")
@@ -187,9 +198,13 @@ def up(
     workers: WorkersOption = 1,
     metrics_port: MetricsOption = 9464,
     redis: RedisOption = None,
+    web_port: Annotated[
+        int, typer.Option(min=0, max=65535, envvar="MEEPLE_WEB_PORT", help=WEB_PORT_HELP + ".")
+    ] = 8080,
 ) -> None:
-    """Runs every service and the bot runners in one process on one port.
-    Limits and lifetimes come from MEEPLE_* environment variables (see README)."""
+    """Runs every service and the bot runners in one process on one port,
+    and the web page. Limits and lifetimes come from MEEPLE_* environment
+    variables (see README)."""
     from services.app import SERVICE_NAMES
 
     label = "rules, AI, match and matchmaking services"
@@ -202,38 +217,51 @@ def up(
             services=SERVICE_NAMES,
             bots=True,
             redis_url=redis,
+            web_port=web_port,
         )
     )
 
 
 @app.command()
 def serve(
-    service_name: Annotated[
-        str, typer.Argument(metavar="SERVICE", help="rules, ai, match or matchmaking.")
+    service_names: Annotated[
+        list[str],
+        typer.Argument(metavar="SERVICE...", help="One or more of rules, ai, match, matchmaking."),
     ],
     host: HostOption = "127.0.0.1",
     port: PortOption = 50051,
     workers: WorkersOption = 1,
     metrics_port: MetricsOption = 9464,
     redis: RedisOption = None,
+    web_port: Annotated[
+        int | None,
+        typer.Option(
+            min=0, max=65535, envvar="MEEPLE_WEB_PORT", help=WEB_PORT_HELP + "; default: none."
+        ),
+    ] = None,
 ) -> None:
-    """Runs one service (with health and reflection). In memory, match also
-    plays its bot seats; with Redis, `meeple worker` processes play them."""
+    """Runs some services on one port (with health and reflection). In
+    memory, match also plays its bot seats; with Redis, `meeple worker`
+    processes play them."""
     from services.app import SERVICE_NAMES
 
-    if service_name not in SERVICE_NAMES:
-        raise typer.BadParameter(f"choose one of {', '.join(SERVICE_NAMES)}", param_hint="SERVICE")
-    bots = service_name == "match" and redis is None
-    label = f"{service_name} service"
+    unknown = [name for name in service_names if name not in SERVICE_NAMES]
+    if unknown or len(set(service_names)) != len(service_names):
+        raise typer.BadParameter(
+            f"give each of {', '.join(SERVICE_NAMES)} at most once", param_hint="SERVICE..."
+        )
+    bots = "match" in service_names and redis is None
+    label = " and ".join(service_names) + " service" + ("s" if len(service_names) > 1 else "")
     asyncio.run(
         _run_app(
             label,
             f"{host}:{port}",
             metrics_port,
             workers=workers,
-            services=(service_name,),
+            services=tuple(service_names),
             bots=bots,
             redis_url=redis,
+            web_port=web_port,
         )
     )
 

@@ -24,6 +24,7 @@ import engine_core
 from engine_core import Game, IllegalAction, MalformedAction, State
 from engine_core.rolit import PASS
 from engine_core.volta import Flick, FlickResult
+from services import positions
 from services.errors import BadRequest, FailedPrecondition, ResourceExhausted
 
 # --- actions ----------------------------------------------------------------------
@@ -167,7 +168,6 @@ DENTS = {
     pb.DENT_SIZE_LARGE: "large",
     pb.DENT_SIZE_SMALL: "small",
 }
-DENT_SIZES = {"large": pb.DENT_SIZE_LARGE, "small": pb.DENT_SIZE_SMALL}
 
 
 def _rolit_options(message: pb.RolitOptions) -> dict[str, Any]:
@@ -203,7 +203,7 @@ def _volta_options(message: pb.VoltaOptions) -> dict[str, Any]:
 
 def _volta_message(options: dict[str, Any]) -> pb.VoltaOptions:
     return pb.VoltaOptions(
-        dents=[DENT_SIZES[d] for d in options["dents"]],
+        dents=[positions.DENT_SIZES[d] for d in options["dents"]],
         rider_masses_kg=list(options["rider_masses"]),
         swap_every=options["swap_every"],
         first_seat=options["first_seat"],
@@ -232,6 +232,8 @@ class Wire:
     # The most actions a client's record may hold: replaying is work for the
     # server, and real games are far shorter (Rolit is exactly 60 placements).
     max_record: int
+    # Fills GameView.position with a state's position (services.positions).
+    position: Callable[[State, pb.GameView], None]
     # Its actions run a simulation whose trajectory clients animate
     # (``state.simulate(action, record=True)``; SimulateFlick).
     trajectories: bool = False
@@ -250,9 +252,19 @@ WIRES = {
             _rolit_options,
             lambda options: pb.RolitOptions(**options),
             60,
+            positions.grid,
             seats_option="players",
         ),
-        Wire("othello", pb.GAME_KIND_OTHELLO, BoardCodec(passes=True), None, None, None, 120),
+        Wire(
+            "othello",
+            pb.GAME_KIND_OTHELLO,
+            BoardCodec(passes=True),
+            None,
+            None,
+            None,
+            120,
+            positions.grid,
+        ),
         Wire(
             "volleyball",
             pb.GAME_KIND_VOLLEYBALL,
@@ -261,6 +273,7 @@ WIRES = {
             _volleyball_options,
             _volleyball_message,
             2000,
+            positions.volleyball_court,
         ),
         Wire(
             "volta",
@@ -270,6 +283,7 @@ WIRES = {
             _volta_options,
             _volta_message,
             2000,
+            positions.volta_arena,
             trajectories=True,
         ),
     )
@@ -415,11 +429,6 @@ def apply_all(state: State, messages: Sequence[pb.Action]) -> tuple[State, list[
     return after, steps
 
 
-RIDER_STATES = {
-    "seated": pb.RIDER_STATE_SEATED,
-    "rolling": pb.RIDER_STATE_ROLLING,
-    "fallen": pb.RIDER_STATE_FALLEN,
-}
 FLICK_EVENT_KINDS = {
     "collision": pb.FLICK_EVENT_KIND_COLLISION,
     "rider_fall": pb.FLICK_EVENT_KIND_RIDER_FALL,
@@ -433,18 +442,7 @@ def flick_outcome(result: FlickResult) -> pb.FlickOutcome:
     if result.point_to is not None:
         outcome.point_to = result.point_to
     for frame in result.frames:
-        steeds = [
-            pb.SteedPose(
-                x_m=pose.x,
-                y_m=pose.y,
-                angle_rad=pose.angle,
-                on_arena=pose.on_arena,
-                rider_x_m=pose.rider_x,
-                rider_y_m=pose.rider_y,
-                rider=RIDER_STATES[pose.rider],
-            )
-            for pose in frame.steeds
-        ]
+        steeds = [positions.steed_pose(pose) for pose in frame.steeds]
         outcome.frames.append(pb.Frame(time_s=frame.time, steeds=steeds))
     for event in result.events:
         message = pb.FlickEvent(time_s=event.time, kind=FLICK_EVENT_KINDS[event.kind])
@@ -501,4 +499,5 @@ def _view_of(state: State) -> pb.GameView:
     else:
         view.phase = pb.GAME_PHASE_SEAT_TO_ACT
         view.seat_to_act = state.current_player()
+    wire_of(state.game).position(state, view)
     return view

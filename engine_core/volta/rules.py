@@ -20,7 +20,7 @@ from engine_core.volta._world import World
 from engine_core.volta.drawing import draw_arena
 from engine_core.volta.flick import ActionSpace, Flick
 from engine_core.volta.params import DEFAULT_PHYSICS, DENT_SIZES, LARGE, Physics
-from engine_core.volta.trajectory import FlickResult, event_from, frame_from
+from engine_core.volta.trajectory import RIDER_STATES, FlickResult, Pose, event_from, frame_from
 
 NUM_PLAYERS = 2
 WINNING_SCORE = 10
@@ -274,6 +274,18 @@ class VoltaState:
 
     def history(self) -> list[Flick]:
         return list(self._history)
+
+    def poses(self) -> tuple[Pose, Pose]:
+        """Both steeds and riders as they stand (seat i plays steed i), in
+        the form of a flick's frames."""
+
+        def pose(seat: int) -> Pose:
+            x, y, angle = self.world.steed(seat)[:3]
+            rider, dx, dy = self.world.rider(seat)[:3]
+            on_arena = self.world.on_arena(seat)
+            return Pose(x, y, angle, on_arena, x + dx, y + dy, RIDER_STATES[rider])
+
+        return pose(0), pose(1)
 
     def action_to_string(self, action: Flick) -> str:
         return flicks.to_string(flicks.validate(action, self.game.physics))

@@ -137,7 +137,8 @@ class Coordination(Protocol):
         ...
 
     async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
-        """Stores a new match, its first events and its first job; the id must be new."""
+        """Stores a new match, its first events and its first job; another
+        match with that id is ValueError (the same write again is stored)."""
         ...
 
     async def load(self, match_id: str) -> MatchData | None:
@@ -155,11 +156,21 @@ class Coordination(Protocol):
     ) -> bool:
         """Stores ``data``, appends ``events`` and queues ``job`` (and, with
         ``result``, the finished rated match for its ratings) if the stored
-        version is still ``expected_version``; False (and nothing changes) otherwise."""
+        version is still ``expected_version``; False (and nothing changes)
+        otherwise. The same write again, once stored, is True and changes
+        nothing: a retry whose first answer was lost must not read as a lost
+        race (its caller would drop the job the write queued)."""
         ...
 
     async def delete(self, match_id: str) -> None:
         """Drops a match that nobody knows of yet (a table whose seating failed)."""
+        ...
+
+    async def live_matches(self, start: int, count: int) -> tuple[list[MatchData], int]:
+        """Playing matches, the most recently started first: those among
+        positions ``start`` to ``start + count - 1`` of that order, and the
+        position after them (where the next page starts). A match that
+        starts or ends meanwhile may shift a later page by one."""
         ...
 
     async def mark_rated(self, match_id: str) -> None:

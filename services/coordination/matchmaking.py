@@ -133,7 +133,9 @@ class MatchmakingStore(Protocol):
         ...
 
     async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
-        """Assigns every ticket still claimed by ``fence``; all or none."""
+        """Assigns every ticket still claimed by ``fence``; all or none. The
+        same assignment again, once done, is True (a retry whose first
+        answer was lost)."""
         ...
 
     async def expire(self, queue: str, ticket_ids: list[str]) -> None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import heapq
 import itertools
 import time
 from collections import deque
 from collections.abc import Callable
+
+from meeple.v1 import match_service_pb2 as ms
 
 from services.coordination.base import (
     BotJob,
@@ -34,6 +37,11 @@ def wall_ms() -> int:
     return int(time.time() * 1000)
 
 
+def is_stored(stored: MatchData | None, data: MatchData) -> bool:
+    """Whether ``data`` is what is stored: the same write again (a retry)."""
+    return stored is not None and dataclasses.replace(stored, rated=data.rated) == data
+
+
 class MemoryCoordination(MemoryMatchmaking):
     """The coordination interface on dicts, heaps and asyncio primitives, and
     the matchmaking store (``MemoryMatchmaking``)."""
@@ -49,6 +57,8 @@ class MemoryCoordination(MemoryMatchmaking):
         self._events: dict[str, list[Event]] = {}
         self._plies: dict[str, list[int]] = {}  # each event's ply, for bisecting
         self._changed: dict[str, asyncio.Condition] = {}
+        # The playing matches, in the order they started (dicts keep it).
+        self._playing: dict[str, None] = {}
         # Lazy heaps of (time, match id): an entry counts only while the
         # match still has that time.
         self._expiries: list[tuple[int, str]] = []
@@ -71,7 +81,10 @@ class MemoryCoordination(MemoryMatchmaking):
 
     async def create(self, data: MatchData, events: list[Event], job: BotJob | None) -> None:
         self._purge()
-        if data.match_id in self._matches:
+        stored = self._matches.get(data.match_id)
+        if is_stored(stored, data):
+            return
+        if stored is not None:
             raise ValueError(f"match {data.match_id} exists already")
         self._events[data.match_id] = []
         self._plies[data.match_id] = []
@@ -84,6 +97,12 @@ class MemoryCoordination(MemoryMatchmaking):
         data = self._live(match_id)
         if data is not None:
             data.rated = True
+
+    async def live_matches(self, start: int, count: int) -> tuple[list[MatchData], int]:
+        newest_first = list(reversed(self._playing))[start : start + count]
+        return [self._matches[match_id].copy() for match_id in newest_first], start + len(
+            newest_first
+        )
 
     async def load(self, match_id: str) -> MatchData | None:
         data = self._live(match_id)
@@ -98,6 +117,8 @@ class MemoryCoordination(MemoryMatchmaking):
         result: bool = False,
     ) -> bool:
         stored = self._live(data.match_id)
+        if is_stored(stored, data):
+            return True
         if stored is None or stored.version != expected_version:
             return False
         rated = stored.rated  # a flag beside the record, as in Redis: a write keeps it
@@ -111,6 +132,10 @@ class MemoryCoordination(MemoryMatchmaking):
         """Writes the record, its events and its job with no await between
         them (one atomic step for every other task), then wakes the waiters."""
         match_id = data.match_id
+        if data.status == ms.MATCH_STATUS_PLAYING:
+            self._playing.setdefault(match_id, None)
+        else:
+            self._playing.pop(match_id, None)
         self._matches[match_id] = data.copy()
         self._events[match_id].extend(events)
         self._plies[match_id].extend(event.ply for event in events)
@@ -140,6 +165,7 @@ class MemoryCoordination(MemoryMatchmaking):
 
     def _drop(self, match_id: str) -> None:
         self._matches.pop(match_id, None)
+        self._playing.pop(match_id, None)
         self._events.pop(match_id, None)
         self._plies.pop(match_id, None)
         self._changed.pop(match_id, None)

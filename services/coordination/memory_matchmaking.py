@@ -139,6 +139,11 @@ class MemoryMatchmaking:
 
     async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
         tickets = [self._tickets.get(ticket_id) for ticket_id in assignments]
+        if all(
+            t is not None and t.status is Status.ASSIGNED and t.assignment == assignments[t_id]
+            for t_id, t in zip(assignments, tickets, strict=True)
+        ):
+            return True  # the same assignment again (a retry): it is done
         if not all(
             t is not None and t.status is Status.QUEUED and t.claim == fence for t in tickets
         ):

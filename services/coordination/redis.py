@@ -14,6 +14,11 @@ Keys:
   ``{meeple:jobs}:dead`` (the recent dead letters): one hash tag, so moving a
   job between them is one script.
 - ``meeple:deadlines``: a sorted set of match ids by clock deadline.
+- ``meeple:live``: a sorted set of the playing matches' ids by when they
+  started. A write that changes a match's status (the commit script returns
+  the one it replaced) updates it just after the commit; a crash between
+  the two leaves an entry that ``live_matches`` drops when it meets it, or
+  leaves a match unlisted (it can still be watched by its id).
 
 A bot job and a deadline are written *ahead* of the compare-and-set that
 makes them due (they live in other slots, so no one script can write both on
@@ -34,6 +39,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from meeple.v1 import match_service_pb2 as ms
 from redis.exceptions import ResponseError
 
 from services.coordination.base import BotJob, DeadLetter, Delivery, Event, EventBatch, MatchData
@@ -47,6 +53,8 @@ DELAYED = "{meeple:jobs}:delayed"
 DEAD = "{meeple:jobs}:dead"
 GROUP = "workers"
 DEADLINES = "meeple:deadlines"
+LIVE = "meeple:live"
+PLAYING = str(ms.MATCH_STATUS_PLAYING)
 KEEP_DEAD_LETTERS = 100
 BEFORE_ANY_SEQUENCE = 2**64 - 1  # "<ply>-<this>" sorts before every id of ply + 1
 PULL_SLICE_SECONDS = 0.1  # a pull checks for due retries and lost jobs this often
@@ -54,16 +62,22 @@ ORPHAN_CHECK_SECONDS = 2.0
 
 # Compare-and-set of a record with its events: KEYS data, events; ARGV
 # expected version ("new" for a new match), new version, record, expiry (ms,
-# 0 for none), then each event's ply and payload.
+# 0 for none), status, then each event's ply and payload. Returns the status
+# it replaced ("" for a new match), or nil when the version did not match.
+# The same write again (a retry whose first answer was lost with its
+# connection) finds itself stored and returns its own status, changing nothing.
 COMMIT = """
-local current = redis.call('HGET', KEYS[1], 'version')
-if ARGV[1] == 'new' then
-  if current then return 0 end
-elseif current ~= ARGV[1] then
-  return 0
+local current = redis.call('HMGET', KEYS[1], 'version', 'status')
+if current[1] == ARGV[2] and redis.call('HGET', KEYS[1], 'record') == ARGV[3] then
+  return ARGV[5]
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-for i = 5, #ARGV, 2 do
+if ARGV[1] == 'new' then
+  if current[1] then return false end
+elseif current[1] ~= ARGV[1] then
+  return false
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3], 'status', ARGV[5])
+for i = 6, #ARGV, 2 do
   redis.call('XADD', KEYS[2], (tonumber(ARGV[i]) + 1) .. '-*', 'e', ARGV[i + 1])
 end
 local expires = tonumber(ARGV[4])
@@ -74,7 +88,7 @@ else
   redis.call('PERSIST', KEYS[1])
   redis.call('PERSIST', KEYS[2])
 end
-return 1
+return current[2] or ''
 """
 
 # Marks a match rated in a field of its own: KEYS data.
@@ -196,6 +210,19 @@ class RedisCoordination(RedisMatchmaking):
     async def delete(self, match_id: str) -> None:
         await self.client.delete(data_key(match_id))
         await self.client.delete(events_key(match_id))
+        await self.client.zrem(LIVE, match_id)
+
+    @unavailable_on_connection_errors
+    async def live_matches(self, start: int, count: int) -> tuple[list[MatchData], int]:
+        ids = await self.client.zrevrange(LIVE, start, start + count - 1)
+        live = []
+        for raw in ids:
+            data = await self.load(raw.decode())
+            if data is not None and data.status == ms.MATCH_STATUS_PLAYING:
+                live.append(data)
+            else:  # left by a crash between a commit and this index
+                await self.client.zrem(LIVE, raw)
+        return live, start + len(ids)
 
     @unavailable_on_connection_errors
     async def _write(
@@ -221,11 +248,18 @@ class RedisCoordination(RedisMatchmaking):
                 answers = iter(await ahead.execute())
             queued = next(answers) if job is not None else None
             rated = next(answers) if result else None
-        arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms]
+        status = str(data.status)
+        arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms, status]
         for event in events:
             arguments += [event.ply, event.payload]
         keys = [data_key(data.match_id), events_key(data.match_id)]
-        stored = bool(await self._commit(keys=keys, args=arguments))
+        replaced = await self._commit(keys=keys, args=arguments)
+        stored = replaced is not None
+        if stored and replaced.decode() != status and PLAYING in (status, replaced.decode()):
+            if status == PLAYING:  # it started
+                await self.client.zadd(LIVE, {data.match_id: self._now_ms()})
+            else:
+                await self.client.zrem(LIVE, data.match_id)
         if not stored and queued is not None:
             await self.client.xdel(JOBS, queued)  # a crash before this: the worker drops it
         if not stored and rated is not None:

@@ -102,13 +102,21 @@ return 0
 # Ends tickets. KEYS: queued, then n tickets, then their streams; ARGV: n,
 # the new status, what a ticket must be claimed by ('0': unclaimed), the TTL
 # (ms) of an ended ticket, then n ids, then n assignments ('' for none).
+# Assigning the same tickets the same seats again (a retry whose first
+# answer was lost with its connection) finds them assigned and returns n.
 END = """
 local n = tonumber(ARGV[1])
 local ended = 0
+local again = 0
 for i = 1, n do
-  local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim')
-  if ARGV[2] == '2' and (state[1] ~= '1' or state[2] ~= ARGV[3]) then return 0 end
+  local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim', 'assignment')
+  if ARGV[2] == '2' and state[1] == '2' and state[3] == ARGV[4 + n + i] then
+    again = again + 1
+  elseif ARGV[2] == '2' and (state[1] ~= '1' or state[2] ~= ARGV[3]) then
+    return 0
+  end
 end
+if again == n then return n end
 for i = 1, n do
   local key = KEYS[1 + i]
   local state = redis.call('HMGET', key, 'status', 'claim')

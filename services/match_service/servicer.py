@@ -10,7 +10,7 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.errors import BadRequest
 from services.limits import ConcurrencyCap, RateLimiter, client_of
-from services.match_service import logic
+from services.match_service import listing, logic
 from services.match_service.logic import Matches
 from services.server import Context, Service, Servicer, rpc, rpc_stream
 
@@ -94,6 +94,12 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
             metadata(context, logic.SEAT_TOKEN_METADATA),
         )
         return ms.ResignResponse(match=match)
+
+    @rpc
+    async def ListMatches(  # noqa: N802
+        self, request: ms.ListMatchesRequest, context: Context
+    ) -> ms.ListMatchesResponse:
+        return await listing.list_matches(self.matches, request)
 
 
 def service(matches: Matches) -> Service:

@@ -352,7 +352,7 @@ def test_a_short_loadtest_on_the_redis_topology(redis_server: RedisServer, tmp_p
     with ExitStack() as stack:
         up, worker = (
             Meeple(*command, "--metrics-port", "0", "--redis", redis_server.url, env=env)
-            for command in (("up", "--port", "0"), ("worker",))
+            for command in (("up", "--port", "0", "--web-port", "0"), ("worker",))
         )
         stack.callback(up.kill)
         stack.callback(worker.kill)

@@ -258,3 +258,81 @@ def test_interleaved_submissions_apply_once(make_store: StoreFactory) -> None:
     assert all(a == answers[0] for a in answers)
     assert answers[0].applied[0].action.SerializeToString() == data.history[0]
     assert outcomes.count("aborted") == len(outcomes) - len(answers)
+
+
+def test_live_matches_are_the_playing_ones_most_recently_started_first(
+    make_store: StoreFactory,
+) -> None:
+    clock = [1_000]
+
+    async def scenario() -> None:
+        store = await make_store(clock_ms=lambda: clock[0])
+        playing = ms.MATCH_STATUS_PLAYING
+        for name in ("a", "b", "c"):
+            await store.create(record(name, status=ms.MATCH_STATUS_WAITING), [], None)
+        for name in ("b", "a", "c"):  # they start in this order
+            clock[0] += 10
+            started = record(name, status=playing, version=1)
+            assert await store.compare_and_set(started, 0, [], None)
+        assert (await store.live_matches(0, 10))[1] == 3
+        first, after = await store.live_matches(0, 2)
+        assert [d.match_id for d in first] == ["c", "a"]
+        assert after == 2
+        rest, after = await store.live_matches(after, 2)
+        assert [d.match_id for d in rest] == ["b"]
+        assert after == 3
+        # A move keeps its place; the end of a match, or its deletion, takes it off.
+        moved = record("a", status=playing, version=2, history=[b"x"])
+        assert await store.compare_and_set(moved, 1, [], None)
+        assert [d.match_id for d in (await store.live_matches(0, 10))[0]] == ["c", "a", "b"]
+        finished = record("c", status=ms.MATCH_STATUS_FINISHED, version=2)
+        assert await store.compare_and_set(finished, 1, [], None)
+        await store.delete("b")
+        live, after = await store.live_matches(0, 10)
+        assert [d.match_id for d in live] == ["a"]
+        assert live[0].history == [b"x"]
+        assert after == 1
+
+    run(scenario())
+
+
+def test_a_live_entry_left_by_a_crash_is_dropped_when_met(redis_server: Any) -> None:
+    """A process that dies between a commit and the live index leaves an
+    entry for a match that is not playing: listing skips and removes it."""
+    redis_server.flush()
+
+    async def scenario() -> None:
+        store = RedisCoordination(redis_server.url)
+        await store.start()
+        await store.create(record("gone", status=ms.MATCH_STATUS_FINISHED), [], None)
+        await store.client.zadd("meeple:live", {"gone": 1, "never-stored": 2})
+        live, after = await store.live_matches(0, 10)
+        assert (live, after) == ([], 2)
+        assert await store.client.zcard("meeple:live") == 0
+        await store.close()
+
+    run(scenario())
+
+
+def test_the_same_write_again_is_stored_and_changes_nothing(make_store: StoreFactory) -> None:
+    """A retry of a compare-and-set whose answer was lost with its connection
+    finds its write stored: True, not a lost race (whose caller would drop
+    the job the write queued, stalling the match)."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        await store.create(record(), [Event(0, b"created")], None)
+        assert await store.create(record(), [Event(0, b"created")], None) is None  # no raise
+        moved = record(history=[b"a"], version=1)
+        assert await store.compare_and_set(moved, 0, [Event(0, b"a")], job(ply=1))
+        assert await store.compare_and_set(moved, 0, [Event(0, b"a")], job(ply=1))
+        other = record(history=[b"b"], version=1)
+        assert not await store.compare_and_set(other, 0, [Event(0, b"b")], None)
+        batch = await store.read_events("m1", 0)
+        assert [e.payload for e in batch.events] == [b"created", b"a"]  # once each
+        assert await store.queue_depth() >= 1  # the write's job is there
+        delivery = await store.pull_job(timeout=1)
+        assert delivery is not None
+        assert delivery.job.ply == 1
+
+    run(scenario())

@@ -96,6 +96,9 @@ def test_a_claimed_ticket_is_assigned_once(make_store: StoreFactory) -> None:
         assert sorted(again.refused) == ids
         assert await store.assign(QUEUE, fence, dict.fromkeys(ids, b"match"))
         assert not await store.assign(QUEUE, fence, dict.fromkeys(ids, b"other"))
+        # The same assignment again (a retry whose answer was lost) is done,
+        # not refused: its pass would drop the match the tickets were given.
+        assert await store.assign(QUEUE, fence, dict.fromkeys(ids, b"match"))
         for ticket_id in ids:
             loaded = await store.load_ticket(ticket_id)
             assert loaded is not None

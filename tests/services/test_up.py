@@ -1,13 +1,15 @@
-"""``meeple up`` as a user runs it: a real process that serves, reports
-healthy, and stops gracefully on SIGTERM."""
+"""``meeple up`` as a user runs it: a real process that serves gRPC and the
+web port, reports healthy, and stops gracefully on SIGTERM."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import grpc
@@ -16,20 +18,33 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 MEEPLE = Path(sys.executable).with_name("meeple")
 
 
-def test_meeple_up_serves_and_stops_on_sigterm() -> None:
-    process = subprocess.Popen(
-        [str(MEEPLE), "up", "--port", "0", "--metrics-port", "0"],
+def start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [str(MEEPLE), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
     )
+
+
+def test_meeple_up_serves_and_stops_on_sigterm() -> None:
+    process = start("up", "--port", "0", "--metrics-port", "0", "--web-port", "0")
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
         port = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
         assert port, line
+        web = re.search(r"web page: (http://127\.0\.0\.1:\d+/)", process.stdout.readline())
+        assert web, "no web page address"
         assert "metrics: http://127.0.0.1:" in process.stdout.readline()
+        new_game = urllib.request.Request(
+            web.group(1) + "meeple.v1.RulesService/NewGame",
+            data=json.dumps({"config": {"kind": "GAME_KIND_OTHELLO"}}).encode(),
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(new_game, timeout=10) as answer:
+            assert json.loads(answer.read())["view"]["scores"] == [2, 2]
         with grpc.insecure_channel(f"127.0.0.1:{port.group(1)}") as channel:
             health = health_pb2_grpc.HealthStub(channel)
             response = health.Check(health_pb2.HealthCheckRequest(), timeout=10)
@@ -41,3 +56,34 @@ def test_meeple_up_serves_and_stops_on_sigterm() -> None:
         assert "shutting down" in process.stdout.read()
     finally:
         process.kill()
+
+
+def test_meeple_serve_runs_several_services_on_one_port() -> None:
+    process = start("serve", "rules", "ai", "--port", "0", "--metrics-port", "0")
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        port = re.search(r"rules and ai services listening on 127\.0\.0\.1:(\d+)", line)
+        assert port, line
+        with grpc.insecure_channel(f"127.0.0.1:{port.group(1)}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            for name in ("meeple.v1.RulesService", "meeple.v1.AIService"):
+                response = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=10)
+                assert response.status == health_pb2.HealthCheckResponse.SERVING
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+
+
+def test_meeple_serve_refuses_unknown_or_repeated_services() -> None:
+    for services in (["chess"], ["rules", "rules"]):
+        result = subprocess.run(
+            [str(MEEPLE), "serve", *services],
+            capture_output=True,
+            text=True,
+            env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
+            timeout=30,
+        )
+        assert result.returncode == 2
+        assert "give each of rules, ai, match, matchmaking at most once" in result.stderr

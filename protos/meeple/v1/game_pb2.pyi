@@ -28,6 +28,17 @@ class GamePhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     GAME_PHASE_CHANCE: _ClassVar[GamePhase]
     GAME_PHASE_TERMINAL: _ClassVar[GamePhase]
 
+class CourtPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    COURT_PHASE_UNSPECIFIED: _ClassVar[CourtPhase]
+    COURT_PHASE_PLACE: _ClassVar[CourtPhase]
+    COURT_PHASE_SERVE: _ClassVar[CourtPhase]
+    COURT_PHASE_HIT: _ClassVar[CourtPhase]
+    COURT_PHASE_ROLL: _ClassVar[CourtPhase]
+    COURT_PHASE_HITTER_STEP: _ClassVar[CourtPhase]
+    COURT_PHASE_RECEIVE: _ClassVar[CourtPhase]
+    COURT_PHASE_OVER: _ClassVar[CourtPhase]
+
 class RiderState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     RIDER_STATE_UNSPECIFIED: _ClassVar[RiderState]
@@ -53,6 +64,14 @@ GAME_PHASE_UNSPECIFIED: GamePhase
 GAME_PHASE_SEAT_TO_ACT: GamePhase
 GAME_PHASE_CHANCE: GamePhase
 GAME_PHASE_TERMINAL: GamePhase
+COURT_PHASE_UNSPECIFIED: CourtPhase
+COURT_PHASE_PLACE: CourtPhase
+COURT_PHASE_SERVE: CourtPhase
+COURT_PHASE_HIT: CourtPhase
+COURT_PHASE_ROLL: CourtPhase
+COURT_PHASE_HITTER_STEP: CourtPhase
+COURT_PHASE_RECEIVE: CourtPhase
+COURT_PHASE_OVER: CourtPhase
 RIDER_STATE_UNSPECIFIED: RiderState
 RIDER_STATE_SEATED: RiderState
 RIDER_STATE_ROLLING: RiderState
@@ -207,20 +226,82 @@ class ActionInfo(_message.Message):
     def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("phase", "seat_to_act", "returns", "scores", "text", "ply")
+    __slots__ = ("phase", "seat_to_act", "returns", "scores", "text", "ply", "grid", "court", "arena")
     PHASE_FIELD_NUMBER: _ClassVar[int]
     SEAT_TO_ACT_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     PLY_FIELD_NUMBER: _ClassVar[int]
+    GRID_FIELD_NUMBER: _ClassVar[int]
+    COURT_FIELD_NUMBER: _ClassVar[int]
+    ARENA_FIELD_NUMBER: _ClassVar[int]
     phase: GamePhase
     seat_to_act: int
     returns: _containers.RepeatedScalarFieldContainer[float]
     scores: _containers.RepeatedScalarFieldContainer[int]
     text: str
     ply: int
-    def __init__(self, phase: _Optional[_Union[GamePhase, str]] = ..., seat_to_act: _Optional[int] = ..., returns: _Optional[_Iterable[float]] = ..., scores: _Optional[_Iterable[int]] = ..., text: _Optional[str] = ..., ply: _Optional[int] = ...) -> None: ...
+    grid: GridPosition
+    court: CourtPosition
+    arena: ArenaPosition
+    def __init__(self, phase: _Optional[_Union[GamePhase, str]] = ..., seat_to_act: _Optional[int] = ..., returns: _Optional[_Iterable[float]] = ..., scores: _Optional[_Iterable[int]] = ..., text: _Optional[str] = ..., ply: _Optional[int] = ..., grid: _Optional[_Union[GridPosition, _Mapping]] = ..., court: _Optional[_Union[CourtPosition, _Mapping]] = ..., arena: _Optional[_Union[ArenaPosition, _Mapping]] = ...) -> None: ...
+
+class GridPosition(_message.Message):
+    __slots__ = ("size", "cells", "colours", "seat_colours")
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    CELLS_FIELD_NUMBER: _ClassVar[int]
+    COLOURS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COLOURS_FIELD_NUMBER: _ClassVar[int]
+    size: int
+    cells: _containers.RepeatedScalarFieldContainer[int]
+    colours: _containers.RepeatedScalarFieldContainer[str]
+    seat_colours: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, size: _Optional[int] = ..., cells: _Optional[_Iterable[int]] = ..., colours: _Optional[_Iterable[str]] = ..., seat_colours: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class CourtPiece(_message.Message):
+    __slots__ = ("seat", "square")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    square: CourtSquare
+    def __init__(self, seat: _Optional[int] = ..., square: _Optional[_Union[CourtSquare, _Mapping]] = ...) -> None: ...
+
+class CourtPosition(_message.Message):
+    __slots__ = ("pieces", "phase", "serving_seat", "hitter", "landing", "last_dice", "hits", "rows", "points_to_win")
+    PIECES_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    SERVING_SEAT_FIELD_NUMBER: _ClassVar[int]
+    HITTER_FIELD_NUMBER: _ClassVar[int]
+    LANDING_FIELD_NUMBER: _ClassVar[int]
+    LAST_DICE_FIELD_NUMBER: _ClassVar[int]
+    HITS_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_TO_WIN_FIELD_NUMBER: _ClassVar[int]
+    pieces: _containers.RepeatedCompositeFieldContainer[CourtPiece]
+    phase: CourtPhase
+    serving_seat: int
+    hitter: int
+    landing: CourtSquare
+    last_dice: Dice
+    hits: int
+    rows: int
+    points_to_win: int
+    def __init__(self, pieces: _Optional[_Iterable[_Union[CourtPiece, _Mapping]]] = ..., phase: _Optional[_Union[CourtPhase, str]] = ..., serving_seat: _Optional[int] = ..., hitter: _Optional[int] = ..., landing: _Optional[_Union[CourtSquare, _Mapping]] = ..., last_dice: _Optional[_Union[Dice, _Mapping]] = ..., hits: _Optional[int] = ..., rows: _Optional[int] = ..., points_to_win: _Optional[int] = ...) -> None: ...
+
+class ArenaPosition(_message.Message):
+    __slots__ = ("steeds", "arena_radius_m", "steed_side_m", "dents", "rider_masses_g")
+    STEEDS_FIELD_NUMBER: _ClassVar[int]
+    ARENA_RADIUS_M_FIELD_NUMBER: _ClassVar[int]
+    STEED_SIDE_M_FIELD_NUMBER: _ClassVar[int]
+    DENTS_FIELD_NUMBER: _ClassVar[int]
+    RIDER_MASSES_G_FIELD_NUMBER: _ClassVar[int]
+    steeds: _containers.RepeatedCompositeFieldContainer[SteedPose]
+    arena_radius_m: float
+    steed_side_m: float
+    dents: _containers.RepeatedScalarFieldContainer[DentSize]
+    rider_masses_g: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, steeds: _Optional[_Iterable[_Union[SteedPose, _Mapping]]] = ..., arena_radius_m: _Optional[float] = ..., steed_side_m: _Optional[float] = ..., dents: _Optional[_Iterable[_Union[DentSize, str]]] = ..., rider_masses_g: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class SteedPose(_message.Message):
     __slots__ = ("x_m", "y_m", "angle_rad", "on_arena", "rider_x_m", "rider_y_m", "rider")

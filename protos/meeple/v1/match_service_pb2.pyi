@@ -246,3 +246,21 @@ class ResignResponse(_message.Message):
     MATCH_FIELD_NUMBER: _ClassVar[int]
     match: Match
     def __init__(self, match: _Optional[_Union[Match, _Mapping]] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("kind", "page_size", "page_token")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    kind: _game_pb2.GameKind
+    page_size: int
+    page_token: str
+    def __init__(self, kind: _Optional[_Union[_game_pb2.GameKind, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches", "next_page_token")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[Match]
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[Match, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

@@ -74,6 +74,11 @@ class MatchServiceStub:
                 request_serializer=meeple_dot_v1_dot_match__service__pb2.ResignRequest.SerializeToString,
                 response_deserializer=meeple_dot_v1_dot_match__service__pb2.ResignResponse.FromString,
                 _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/meeple.v1.MatchService/ListMatches',
+                request_serializer=meeple_dot_v1_dot_match__service__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=meeple_dot_v1_dot_match__service__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -134,6 +139,14 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMatches(self, request, context):
+        """ListMatches lists the playing matches, the most recently started
+        first, for spectators to pick one to watch.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -166,6 +179,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.Resign,
                     request_deserializer=meeple_dot_v1_dot_match__service__pb2.ResignRequest.FromString,
                     response_serializer=meeple_dot_v1_dot_match__service__pb2.ResignResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=meeple_dot_v1_dot_match__service__pb2.ListMatchesRequest.FromString,
+                    response_serializer=meeple_dot_v1_dot_match__service__pb2.ListMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -340,6 +358,33 @@ class MatchService:
             '/meeple.v1.MatchService/Resign',
             meeple_dot_v1_dot_match__service__pb2.ResignRequest.SerializeToString,
             meeple_dot_v1_dot_match__service__pb2.ResignResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/meeple.v1.MatchService/ListMatches',
+            meeple_dot_v1_dot_match__service__pb2.ListMatchesRequest.SerializeToString,
+            meeple_dot_v1_dot_match__service__pb2.ListMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -60,6 +60,10 @@ class MatchServiceStub:
     """
     Resign: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ResignRequest, _match_service_pb2.ResignResponse]
     """Resign ends the match with the token's seat losing."""
+    ListMatches: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]
+    """ListMatches lists the playing matches, the most recently started
+    first, for spectators to pick one to watch.
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -93,6 +97,10 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
     Resign: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ResignRequest, _match_service_pb2.ResignResponse]  # type: ignore[assignment]
     """Resign ends the match with the token's seat losing."""
+    ListMatches: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
+    """ListMatches lists the playing matches, the most recently started
+    first, for spectators to pick one to watch.
+    """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
@@ -159,5 +167,15 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ResignResponse, _abc.Awaitable[_match_service_pb2.ResignResponse]]:
         """Resign ends the match with the token's seat losing."""
+
+    @_abc_1.abstractmethod
+    def ListMatches(
+        self,
+        request: _match_service_pb2.ListMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.ListMatchesResponse, _abc.Awaitable[_match_service_pb2.ListMatchesResponse]]:
+        """ListMatches lists the playing matches, the most recently started
+        first, for spectators to pick one to watch.
+        """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,232 @@
+"""The web port, spoken to as a browser would, in raw HTTP: the services over
+the Connect protocol (JSON and binary, unary and server streaming) and
+gRPC-Web, with the same errors, limits and tokens as the gRPC port; and the
+page's files, with nothing else reachable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from meeple.v1 import game_pb2 as pb
+from meeple.v1 import rules_service_pb2 as rules
+
+from services.settings import Settings
+from services.web.server import WebServer, page_files
+from tests.services.conftest import Served
+
+OTHELLO = {"kind": "GAME_KIND_OTHELLO"}
+HUMAN = {"kind": "SEAT_KIND_HUMAN"}
+END_STREAM = 0x02  # Connect: the end-of-stream message
+TRAILERS = 0x80  # gRPC-Web: the trailers frame
+
+
+class Web:
+    def __init__(self, served: Served) -> None:
+        self.base = f"http://127.0.0.1:{served.app.web_port}"
+
+    def request(
+        self, path: str, body: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        request = urllib.request.Request(
+            self.base + path,
+            data=body,
+            headers={"content-type": content_type, **(headers or {})},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, dict(answer.headers), answer.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def call(self, method: str, message: dict, **headers: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+        """A Connect unary call in JSON: the HTTP status and the JSON body."""
+        status, _, body = self.request(
+            f"/meeple.v1.{method}", json.dumps(message).encode(), "application/json", headers
+        )
+        return status, json.loads(body)
+
+    def stream(self, method: str, message: dict, **headers: str) -> list[tuple[int, dict]]:  # type: ignore[type-arg]
+        """A Connect server-streaming call in JSON: each enveloped message's flags and JSON."""
+        envelope = envelop(0, json.dumps(message).encode())
+        status, _, body = self.request(
+            f"/meeple.v1.{method}", envelope, "application/connect+json", headers
+        )
+        assert status == 200
+        return [(flags, json.loads(data)) for flags, data in unenvelop(body)]
+
+
+def envelop(flags: int, data: bytes) -> bytes:
+    return struct.pack(">BI", flags, len(data)) + data
+
+
+def unenvelop(body: bytes) -> Iterator[tuple[int, bytes]]:
+    while body:
+        flags, length = struct.unpack(">BI", body[:5])
+        yield flags, body[5 : 5 + length]
+        body = body[5 + length :]
+
+
+@pytest.fixture
+def web(serve: Callable[..., Served]) -> Web:
+    return Web(serve(Settings(rate_per_second=None, matches_per_minute=10_000), web_port=0))
+
+
+def test_a_unary_call_in_json_returns_exact_values(web: Web) -> None:
+    status, body = web.call("RulesService/NewGame", {"config": OTHELLO})
+    assert status == 200
+    view = body["view"]
+    assert view["phase"] == "GAME_PHASE_SEAT_TO_ACT"
+    assert view["seatToAct"] == 0
+    assert view["scores"] == [2, 2]
+    assert view["grid"]["colours"] == ["black", "white"]
+    assert view["grid"]["cells"][27:29] == [1, 0]  # d4 white, e4 black
+
+
+def test_a_unary_call_in_binary_protobuf(web: Web) -> None:
+    request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_ROLIT))
+    status, headers, body = web.request(
+        "/meeple.v1.RulesService/NewGame", request.SerializeToString(), "application/proto"
+    )
+    assert status == 200
+    assert headers["content-type"] == "application/proto"
+    answer = rules.NewGameResponse.FromString(body)
+    assert answer.view.grid.colours == ["red", "yellow", "green", "blue"]
+
+
+def test_errors_carry_the_grpc_code_and_reason(web: Web) -> None:
+    status, body = web.call("RulesService/NewGame", {"config": {}})
+    assert (status, body["code"]) == (400, "invalid_argument")
+    assert "config.kind" in body["message"]
+    status, body = web.call("MatchService/GetMatch", {"matchId": "nope"})
+    assert (status, body["code"]) == (404, "not_found")
+    status, _, raw = web.request(
+        "/meeple.v1.RulesService/NewGame", b"\xff\xff", "application/proto"
+    )
+    assert (status, json.loads(raw)["code"]) == (400, "invalid_argument")
+
+
+def test_a_seat_is_played_with_its_token_in_a_header(web: Web) -> None:
+    _, created = web.call("MatchService/CreateMatch", {"config": OTHELLO, "seats": [HUMAN] * 2})
+    match_id = created["match"]["matchId"]
+    _, joined = web.call("MatchService/JoinMatch", {"matchId": match_id, "seat": 0})
+    web.call("MatchService/JoinMatch", {"matchId": match_id, "seat": 1})
+    move = {"matchId": match_id, "expectedPly": 0, "actions": [{"board": {"square": 19}}]}  # d3
+    status, body = web.call("MatchService/SubmitAction", move)
+    assert (status, body["code"]) == (401, "unauthenticated")
+    status, body = web.call(
+        "MatchService/SubmitAction", move, **{"meeple-seat-token": joined["seatToken"]}
+    )
+    assert status == 200
+    assert body["applied"][0]["notation"] == "d3"
+    illegal = {**move, "expectedPly": 1, "actions": [{"board": {"square": 0}}]}  # a1
+    status, body = web.call(
+        "MatchService/SubmitAction", illegal, **{"meeple-seat-token": joined["seatToken"]}
+    )
+    assert (status, body["code"]) == (400, "failed_precondition")  # not seat 0's turn, or a1
+
+
+def test_watch_match_streams_to_the_end(web: Web) -> None:
+    bots = [{"kind": "SEAT_KIND_BOT", "botSpec": "random"}] * 2
+    _, created = web.call("MatchService/CreateMatch", {"config": OTHELLO, "seats": bots})
+    messages = web.stream("MatchService/WatchMatch", {"matchId": created["match"]["matchId"]})
+    *events, (last_flags, end) = messages
+    assert last_flags == END_STREAM
+    assert end == {}  # no error
+    assert "snapshot" in events[0][1]
+    assert "ended" in events[-1][1]
+    plies = [e.get("ply", 0) for _, e in events if "action" in e]  # JSON omits a zero
+    assert plies == list(range(len(plies)))
+
+
+def test_a_stream_error_ends_the_stream_with_its_code(web: Web) -> None:
+    [(flags, end)] = web.stream("MatchService/WatchMatch", {"matchId": "nope"})
+    assert flags == END_STREAM
+    assert end["error"]["code"] == "not_found"
+
+
+def test_grpc_web_unary(web: Web) -> None:
+    request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
+    status, _, body = web.request(
+        "/meeple.v1.RulesService/NewGame",
+        envelop(0, request.SerializeToString()),
+        "application/grpc-web+proto",
+    )
+    assert status == 200
+    (message_flags, message), (trailer_flags, trailers) = list(unenvelop(body))
+    assert (message_flags, trailer_flags) == (0, TRAILERS)
+    assert rules.NewGameResponse.FromString(message).view.scores == [2, 2]
+    assert b"grpc-status:0" in trailers.replace(b" ", b"")
+
+
+def test_the_rate_limit_is_shared_with_the_grpc_port(serve: Callable[..., Served]) -> None:
+    served = serve(Settings(rate_per_second=1.0, rate_burst=3.0), web_port=0)
+    web = Web(served)
+    codes = [web.call("RulesService/NewGame", {"config": OTHELLO})[0] for _ in range(5)]
+    assert codes[:3] == [200, 200, 200]
+    assert codes[3:] == [429, 429]  # resource_exhausted
+
+
+def test_only_the_page_files_are_served(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<!doctype html><title>meeple</title>")
+    (tmp_path / "app.js").write_text("console.log(1)")
+    (tmp_path / "notes.txt").write_text("not served")
+    files = page_files(tmp_path)
+    assert sorted(files) == ["/", "/app.js", "/index.html"]
+
+    async def scenario() -> list[tuple[int, dict[str, str], bytes]]:
+        server = WebServer([], "127.0.0.1", 0, files)
+        await server.start()
+        web = Web.__new__(Web)
+        web.base = f"http://127.0.0.1:{server.port}"
+
+        def get(path: str) -> tuple[int, dict[str, str], bytes]:
+            try:
+                with urllib.request.urlopen(web.base + path, timeout=5) as answer:
+                    return answer.status, dict(answer.headers), answer.read()
+            except urllib.error.HTTPError as error:
+                return error.code, dict(error.headers), b""
+
+        answers = [
+            await asyncio.to_thread(get, path)
+            for path in ("/", "/app.js", "/notes.txt", "/../index.html", "/%2e%2e/etc/passwd")
+        ]
+        await server.stop(0.5)
+        return answers
+
+    page, script, *refused = asyncio.run(scenario())
+    assert page[0] == 200
+    assert page[1]["content-type"] == "text/html; charset=utf-8"
+    assert "default-src 'self'" in page[1]["content-security-policy"]
+    assert page[2].startswith(b"<!doctype html>")
+    assert (script[0], script[1]["content-type"]) == (200, "text/javascript; charset=utf-8")
+    assert [answer[0] for answer in refused] == [404, 404, 404]
+
+
+def test_watch_ticket_streams_the_assignment(web: Web) -> None:
+    """Two single-player tickets of Othello meet: each stream, read over
+    Connect, ends with the assignment and that player's seat token."""
+    tickets = []
+    for player in ("ann", "bob"):
+        status, created = web.call(
+            "MatchmakingService/CreateTicket", {"config": OTHELLO, "playerIds": [player]}
+        )
+        assert status == 200
+        tickets.append(created)
+    for created in tickets:
+        messages = web.stream(
+            "MatchmakingService/WatchTicket",
+            {"ticketId": created["ticket"]["ticketId"]},
+            **{"meeple-ticket-token": created["ticketToken"]},
+        )
+        *events, (flags, end) = messages
+        assert (flags, end) == (END_STREAM, {})
+        assigned = events[-1][1]["assigned"]
+        assert assigned["matchId"]
+        assert assigned["seats"][0]["seatToken"]
