@@ -270,7 +270,9 @@ def serve(
 def worker(
     redis: RedisOption = None,
     workers: WorkersOption = 1,
-    host: Annotated[str, typer.Option(help="Address of the metrics endpoint.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(envvar="MEEPLE_HOST", help="Address of the metrics endpoint.")
+    ] = "127.0.0.1",
     metrics_port: MetricsOption = 9465,
 ) -> None:
     """Plays bot seats: takes bot turns from the Redis job queue and thinks

@@ -1,0 +1,78 @@
+"""Each Deployment's command of deploy/k8s, run as its container would run
+it: with the image's environment (MEEPLE_HOST=0.0.0.0 from the
+Dockerfile), the ConfigMap's settings, the Redis URL where the Deployment
+takes it from the Secret (a real redis-server here), and nothing else. Each
+must listen on all addresses, answer the probe its manifest declares (gRPC
+health, or the worker's /metrics), and stop cleanly on SIGTERM.
+
+Only the ports differ: MEEPLE_PORT and MEEPLE_METRICS_PORT are 0 and
+``--web-port`` is given 0, so that tests on one machine do not collide."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+from contextlib import ExitStack
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from tests.deploy.manifests import base_files, of_kind
+from tests.deploy.metrics_page import DEPLOY, Served
+from tests.e2e.processes import Meeple
+from tests.redis_servers import RedisServer
+
+
+def image_environment() -> dict[str, str]:
+    """The ENV of the Dockerfile's runtime stage that concerns meeple."""
+    text = (DEPLOY / "Dockerfile").read_text().split("AS runtime", 1)[1]
+    return dict(re.findall(r"\b(MEEPLE_[A-Z_]+)=(\S+)", text))
+
+
+def container_environment(container: dict[str, Any], redis_url: str) -> dict[str, str]:
+    settings = of_kind(base_files(), "ConfigMap")["meeple-settings"]["data"]
+    env = {**image_environment(), **settings, "MEEPLE_PORT": "0", "MEEPLE_METRICS_PORT": "0"}
+    for variable in container.get("env", []):
+        if variable["name"] == "MEEPLE_REDIS_URL":
+            env["MEEPLE_REDIS_URL"] = redis_url
+    return env
+
+
+def free_ports(args: list[str]) -> list[str]:
+    return [
+        "0" if index and args[index - 1] == "--web-port" else arg for index, arg in enumerate(args)
+    ]
+
+
+def test_every_deployment_command_serves_as_its_container_would(
+    redis_server: RedisServer,
+) -> None:
+    redis_server.flush()
+    deployments = of_kind(base_files(), "Deployment")
+    with ExitStack() as stack:
+        started: dict[str, tuple[Served, dict[str, Any]]] = {}
+        for name, deployment in deployments.items():
+            (container,) = deployment["spec"]["template"]["spec"]["containers"]
+            env = container_environment(container, redis_server.url)
+            process = Meeple(*free_ports(container["args"]), env=env)
+            stack.callback(process.kill)
+            started[name] = (Served(process), container)
+        for name, (served, container) in started.items():
+            output = served.process.output()
+            assert "metrics: http://0.0.0.0:" in output, (name, output)
+            probe = container["readinessProbe"]
+            if "grpc" in probe:
+                assert served.process.address.startswith("0.0.0.0:"), (name, output)
+                port = served.process.address.rsplit(":", 1)[1]
+                with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                    health = health_pb2_grpc.HealthStub(channel)
+                    answer = health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+                assert answer.status == health_pb2.HealthCheckResponse.SERVING, name
+            else:
+                assert probe["httpGet"]["path"] == "/metrics", name
+                with urllib.request.urlopen(served.metrics_url, timeout=5) as answer:
+                    assert answer.status == 200, name
+        for name, (served, _) in started.items():
+            served.process.stop()
+            assert served.process.process.returncode == 0, (name, served.process.output())
