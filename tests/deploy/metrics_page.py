@@ -35,8 +35,8 @@ class Served:
 
 
 def start_meeple_up() -> Served:
-    """``meeple up`` on free ports."""
-    return Served(Meeple("up", "--port", "0", "--metrics-port", "0", env=QUIET))
+    """``meeple up`` on free ports (its web port too, 8080 by default)."""
+    return Served(Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", env=QUIET))
 
 
 def exported_names(page: str) -> set[str]:
