@@ -3,7 +3,8 @@ it: with the image's environment (MEEPLE_HOST=0.0.0.0 from the
 Dockerfile), the ConfigMap's settings, the Redis URL where the Deployment
 takes it from the Secret (a real redis-server here), and nothing else. Each
 must listen on all addresses, answer the probe its manifest declares (gRPC
-health, or the worker's /metrics), and stop cleanly on SIGTERM.
+health, or the worker's /metrics), and stop cleanly on SIGTERM; the worker
+exports no metric that ``meeple up`` does not (the dashboard's check).
 
 Only the ports differ: MEEPLE_PORT and MEEPLE_METRICS_PORT are 0 and
 ``--web-port`` is given 0, so that tests on one machine do not collide."""
@@ -19,7 +20,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.deploy.manifests import base_files, of_kind
-from tests.deploy.metrics_page import DEPLOY, Served
+from tests.deploy.metrics_page import DEPLOY, Served, exported_names
 from tests.e2e.processes import Meeple
 from tests.redis_servers import RedisServer
 
@@ -46,7 +47,7 @@ def free_ports(args: list[str]) -> list[str]:
 
 
 def test_every_deployment_command_serves_as_its_container_would(
-    redis_server: RedisServer,
+    redis_server: RedisServer, meeple_up: Served
 ) -> None:
     redis_server.flush()
     deployments = of_kind(base_files(), "Deployment")
@@ -73,6 +74,10 @@ def test_every_deployment_command_serves_as_its_container_would(
                 assert probe["httpGet"]["path"] == "/metrics", name
                 with urllib.request.urlopen(served.metrics_url, timeout=5) as answer:
                     assert answer.status == 200, name
+                # The dashboard and rules are checked against meeple up's
+                # metrics: a worker exports no others.
+                worker_names = exported_names(served.scrape())
+                assert worker_names - exported_names(meeple_up.scrape()) == set()
         for name, (served, _) in started.items():
             served.process.stop()
             assert served.process.process.returncode == 0, (name, served.process.output())
