@@ -199,7 +199,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   }
 
   function drawTurn(): void {
-    const mine = myTurn() && legal !== null;
+    const mine = myTurn() && legal !== null && !busy;
     const turn: Turn | null = mine
       ? { legal: legal!, planned, hint: hint?.action ?? null, choose: (action) => void choose(action) }
       : null;
@@ -224,7 +224,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
     const resignBox = el("div", { class: "resign" }, resign);
     replace(
       turnPanel,
-      el("h3", {}, mine ? "Your turn" : "Waiting for the others"),
+      el("h3", {}, busy ? "Playing…" : mine ? "Your turn" : "Waiting for the others"),
       planned.length > 0 &&
         el(
           "p",
@@ -357,6 +357,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
     if (busy || !held || !legal) return;
     busy = true;
     alertError(null);
+    drawTurn();
     try {
       if (!info.plansTurns) {
         await submit([action]);
@@ -376,9 +377,11 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
       drawTurn();
     } catch (error) {
       alertError(describeError("play that", error));
+      busy = false;
       await reloadTurn();
     } finally {
       busy = false;
+      drawTurn();
     }
   }
 
