@@ -75,3 +75,24 @@ def server_cells(grid: pb.GridPosition) -> list[str | None]:
 def shoot(page: Page, folder: Path, name: str) -> None:
     """A screenshot of the page as it stands."""
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def seat_score(page: Page, seat: str) -> int:
+    """A seat's score as the list of players shows it."""
+    text = page.get_by_role("list", name="Players").inner_text()
+    found = re.search(rf"{re.escape(seat)} \([^)]*\)\s*score (\d+)", text)
+    assert found, f"no score for {seat} in {text!r}"
+    return int(found.group(1))
+
+
+def play_hint(page: Page) -> str:
+    """Asks for a hint and plays the move it names from the legal moves."""
+    turn = page.get_by_role("region", name="Your turn")
+    turn.get_by_role("button", name="Hint", exact=True).click()
+    hint = turn.get_by_text(re.compile(r"^Hint \(\w+\): "))
+    expect(hint).to_be_visible()
+    found = re.match(r"^Hint \(\w+\): (.*) \(thought", hint.inner_text())
+    assert found, hint.inner_text()
+    page.get_by_label("Legal moves").select_option(label=found.group(1))
+    page.get_by_role("button", name="Play", exact=True).click()
+    return found.group(1)

@@ -12,13 +12,16 @@ export interface GameInfo {
   readonly plansTurns: boolean;
   /** The first seat is fixed by the rules (Othello: black). */
   readonly fixedFirstSeat: boolean;
+  /** Its legal actions are a list to choose from; Volta's are a sample of
+   * a continuous space, aimed with the board's own form instead. */
+  readonly listsMoves: boolean;
 }
 
 export const GAMES: readonly GameInfo[] = [
-  { kind: GameKind.ROLIT, name: "Rolit", minPlayers: 2, maxPlayers: 4, plansTurns: false, fixedFirstSeat: false },
-  { kind: GameKind.OTHELLO, name: "Othello", minPlayers: 2, maxPlayers: 2, plansTurns: false, fixedFirstSeat: true },
-  { kind: GameKind.VOLLEYBALL, name: "Volleyball Returns", minPlayers: 2, maxPlayers: 2, plansTurns: true, fixedFirstSeat: false },
-  { kind: GameKind.VOLTA, name: "Volta", minPlayers: 2, maxPlayers: 2, plansTurns: false, fixedFirstSeat: false },
+  { kind: GameKind.ROLIT, name: "Rolit", minPlayers: 2, maxPlayers: 4, plansTurns: false, fixedFirstSeat: false, listsMoves: true },
+  { kind: GameKind.OTHELLO, name: "Othello", minPlayers: 2, maxPlayers: 2, plansTurns: false, fixedFirstSeat: true, listsMoves: true },
+  { kind: GameKind.VOLLEYBALL, name: "Volleyball Returns", minPlayers: 2, maxPlayers: 2, plansTurns: true, fixedFirstSeat: false, listsMoves: true },
+  { kind: GameKind.VOLTA, name: "Volta", minPlayers: 2, maxPlayers: 2, plansTurns: false, fixedFirstSeat: false, listsMoves: false },
 ];
 
 export function gameInfo(kind: GameKind): GameInfo {

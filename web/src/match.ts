@@ -233,6 +233,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
           button("Undo last", () => void undo()),
         ),
       mine &&
+        info.listsMoves &&
         moves.length > 0 &&
         el(
           "div",
@@ -427,7 +428,8 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   async function suggest(): Promise<void> {
     if (!record) return;
     const level = hintLevel.value;
-    replace(turnPanel.querySelector(".hint-text") ?? turnPanel, "");
+    hint = null;
+    drawTurn();
     try {
       const got = await ai.suggestAction({
         record: recordWith(plannedActions()),
