@@ -183,10 +183,13 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
     );
   }
 
+  /** A seat's name, with "(you)" for the viewer's. */
+  const who = (seat: number): string => (held?.seat === seat ? `${name(seat)} (you)` : name(seat));
+
   function result(ended: MatchEnded | undefined): string {
     if (!ended) return "The match is over.";
-    if (ended.reason === EndReason.RESIGNATION) return `${name(ended.seat ?? 0)} resigned. ${winners(ended)}`;
-    if (ended.reason === EndReason.TIMEOUT) return `${name(ended.seat ?? 0)} ran out of time. ${winners(ended)}`;
+    if (ended.reason === EndReason.RESIGNATION) return `${who(ended.seat ?? 0)} resigned. ${winners(ended)}`;
+    if (ended.reason === EndReason.TIMEOUT) return `${who(ended.seat ?? 0)} ran out of time. ${winners(ended)}`;
     return `Game over: ${winners(ended)}`;
   }
 
@@ -194,8 +197,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
     const best = Math.max(...ended.returns);
     const won = ended.returns.flatMap((value, seat) => (value === best ? [seat] : []));
     if (won.length === ended.returns.length) return "a draw.";
-    const names = won.map((seat) => (held?.seat === seat ? `${name(seat)} (you)` : name(seat)));
-    return `${names.join(" and ")} ${won.length === 1 ? "wins" : "share the win"}.`;
+    return `${won.map(who).join(" and ")} ${won.length === 1 ? "wins" : "share the win"}.`;
   }
 
   function drawTurn(): void {
