@@ -67,7 +67,10 @@ class Site:
 def site() -> Iterator[Site]:
     # Everything comes from one address: limits far above what the tests send.
     settings = Settings(
-        rate_per_second=None, matches_per_minute=100_000, watch_streams=1_000, ai_calls_per_client=16
+        rate_per_second=None,
+        matches_per_minute=100_000,
+        watch_streams=1_000,
+        ai_calls_per_client=16,
     )
     with serving(settings, workers=2, web_port=0) as served:
         client = MeepleClient(served.address, timeout=10)

@@ -20,10 +20,14 @@ def test_server_errors_are_shown_in_words(page: Page) -> None:
     page.goto("/#/watch/no-such-match")
     expect(page.get_by_role("heading", name="Match unavailable")).to_be_visible()
     expect(page.get_by_role("alert")).to_have_text(
-        re.compile(r"^Could not open the match: .*\(NOT_FOUND: no such match \(or it expired\)\)\.$")
+        re.compile(
+            r"^Could not open the match: .*\(NOT_FOUND: no such match \(or it expired\)\)\.$"
+        )
     )
     page.goto("/#/join/no-such-match")
-    expect(page.get_by_role("alert")).to_have_text(re.compile(r"^Could not join the match: .*NOT_FOUND"))
+    expect(page.get_by_role("alert")).to_have_text(
+        re.compile(r"^Could not join the match: .*NOT_FOUND")
+    )
 
     page.goto("/")
     page.get_by_label("Game", exact=True).select_option(label="Othello")
@@ -31,7 +35,10 @@ def test_server_errors_are_shown_in_words(page: Page) -> None:
     page.get_by_label("White's bot spec").fill("alphabeta:depth=99")
     page.get_by_role("button", name="Create match").click()
     expect(page.get_by_role("alert")).to_have_text(
-        re.compile(r"^Could not create the match: seats\[1\]\.bot_spec: depth must be at most 8 for othello, got .99. \(INVALID_ARGUMENT")
+        re.compile(
+            r"^Could not create the match: seats\[1\]\.bot_spec: "
+            r"depth must be at most 8 for othello, got .99. \(INVALID_ARGUMENT"
+        )
     )
 
 
@@ -57,7 +64,9 @@ def test_invite_join_by_link_clocks_and_resign(new_page: Any) -> None:
     expect(host.get_by_role("list", name="Players")).to_contain_text("White (player)")
 
     # Black's clock runs on both screens; White's waits at its full time.
-    expect(host.get_by_role("list", name="Players")).to_contain_text(re.compile(r"Black \(you\)\s*score 2\s*clock \d:\d\d running"))
+    expect(host.get_by_role("list", name="Players")).to_contain_text(
+        re.compile(r"Black \(you\)\s*score 2\s*clock \d:\d\d running")
+    )
     first = clock_seconds(host, "Black")
     time.sleep(1.2)
     assert 0.5 < first - clock_seconds(host, "Black") < 3
@@ -82,14 +91,19 @@ def test_a_phone_sized_screen(new_page: Any, site: Site, screenshots: Path) -> N
     phone.goto("/")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375
     create_match(
-        phone, "Volleyball Returns", {"Player 2": "Bot: random"}, first="Player 1", checks=("Big Leagues",)
+        phone,
+        "Volleyball Returns",
+        {"Player 2": "Bot: random"},
+        first="Player 1",
+        checks=("Big Leagues",),
     )
     assert wait_for_turn(phone)
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375
     court = phone.get_by_role("group", name="Court")
     square = court.get_by_role("button", name=re.compile("place a piece here")).first
     box = square.bounding_box()
-    assert box is not None and box["width"] >= 18, box
+    assert box is not None
+    assert box["width"] >= 18, box
     square.click()  # a tap-sized square works
     expect(phone.get_by_text(re.compile("^Planned, not yet sent: place"))).to_be_visible()
     shoot(phone, screenshots, "phone")

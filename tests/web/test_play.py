@@ -5,12 +5,11 @@ screen is checked against the server's own state."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from meeple.v1 import match_service_pb2 as ms
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.web.conftest import Site
 from tests.web.pages import (
@@ -108,7 +107,9 @@ def test_othello_against_a_random_bot(page: Page, site: Site, screenshots: Path)
     assert board_cells(page) == server_cells(answer.match.view.grid)
     black, white = answer.match.view.scores
     expect(page.get_by_role("list", name="Players")).to_contain_text(f"Black (you)score {black}")
-    expect(page.get_by_role("list", name="Players")).to_contain_text(f"White (bot: random)score {white}")
+    expect(page.get_by_role("list", name="Players")).to_contain_text(
+        f"White (bot: random)score {white}"
+    )
     shoot(page, screenshots, "othello")
 
 
@@ -141,7 +142,10 @@ def test_volleyball_with_big_leagues_and_underdog_boost(
     )
     court = page.get_by_role("group", name="Court")
     phase = page.locator(".phase")
-    square = lambda text: court.get_by_role("button", name=re.compile(text))  # noqa: E731
+
+    def square(name: str) -> Locator:
+        return court.get_by_role("button", name=re.compile(name))
+
     played: dict[str, int] = {}
 
     def did(kind: str) -> None:
@@ -187,7 +191,9 @@ def test_volleyball_with_big_leagues_and_underdog_boost(
                 move = play_hint(page)
                 did("receive end" if move == "end" else "receive step")
                 if played.get("receive step") == 1 and move != "end":
-                    expect(page.get_by_text(re.compile("^Planned, not yet sent: step"))).to_be_visible()
+                    expect(
+                        page.get_by_text(re.compile("^Planned, not yet sent: step"))
+                    ).to_be_visible()
                     shoot(page, screenshots, "volleyball")
         else:
             raise AssertionError(f"unexpected phase on our turn: {text!r}")
@@ -196,7 +202,16 @@ def test_volleyball_with_big_leagues_and_underdog_boost(
 
     answer = site.client.get(match_id)
     assert answer.match.status == ms.MATCH_STATUS_FINISHED
-    assert {"place", "serve", "miss", "receive step", "receive end", "roll", "land", "hitter step"} <= set(played), played
+    assert {
+        "place",
+        "serve",
+        "miss",
+        "receive step",
+        "receive end",
+        "roll",
+        "land",
+        "hitter step",
+    } <= set(played), played
     # Each turn went in one SubmitAction: a receive's steps with its `end`
     # (and what the same seat did next, such as its hit).
     kinds = [[a.volleyball.WhichOneof("move") for a in r.actions] for r in submitted]
@@ -239,8 +254,10 @@ def test_volta_aimed_by_dragging_and_by_the_form(page: Page, site: Site, screens
     page.mouse.move(centre_x - half * 0.9 + 16, centre_y + 4, steps=5)
     page.mouse.up()
     expect(page.get_by_label("Side to push")).to_have_value("2")
-    expect(page.locator(".aim-readout")).to_have_text(re.compile(r"^side 2, offset -?0\.\d\d, angle -?\d+°"))
-    side, offset, angle = page.locator(".aim-readout").inner_text().split(", ")[:3]
+    expect(page.locator(".aim-readout")).to_have_text(
+        re.compile(r"^side 2, offset -?0\.\d\d, angle -?\d+°")
+    )
+    _, offset, angle = page.locator(".aim-readout").inner_text().split(", ")[:3]
     assert int(angle.removeprefix("angle ").removesuffix("°")) < 0  # turned clockwise, as dragged
     page.get_by_label("Flick playback").select_option(label="real time")
     page.get_by_role("button", name="Flick", exact=True).click()
@@ -261,13 +278,20 @@ def test_volta_aimed_by_dragging_and_by_the_form(page: Page, site: Site, screens
         assert flicks < 60, "the match did not end"
     answer = site.client.get(match_id)
     assert answer.match.status == ms.MATCH_STATUS_FINISHED
-    ours = [line for line in page.locator(".log li").all_inner_texts() if line.startswith("Player 1:")]
-    assert ours and all(line.endswith(" impulse=0.1") for line in ours[:-1]), ours
+    ours = [
+        line for line in page.locator(".log li").all_inner_texts() if line.startswith("Player 1:")
+    ]
+    assert ours
+    assert all(line.endswith(" impulse=0.1") for line in ours[:-1]), ours
     me, them = answer.match.view.scores
     assert (seat_score(page, "Player 1"), seat_score(page, "Player 2")) == (me, them)
     expect(status(page)).to_have_text(re.compile(r"^Game over: Player \d( \(you\))? wins\.$"))
     # The steeds as the page describes them are where the server has them.
     for seat, steed in enumerate(answer.match.view.arena.steeds):
         expect(canvas).to_have_attribute(
-            "aria-label", re.compile(rf"Player {seat + 1}'s steed \([^)]*\) at {steed.x_m * 100:.1f}, {steed.y_m * 100:.1f} cm")
+            "aria-label",
+            re.compile(
+                rf"Player {seat + 1}'s steed \([^)]*\) "
+                rf"at {steed.x_m * 100:.1f}, {steed.y_m * 100:.1f} cm"
+            ),
         )

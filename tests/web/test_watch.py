@@ -37,7 +37,9 @@ def test_watch_a_bot_match_from_the_live_list_across_a_dropped_connection(
     match_id = created.match.match_id
     page.goto("/")
     page.get_by_label("Show").select_option(label="Othello")
-    page.get_by_role("link", name=re.compile(f"^Watch Othello for 2: bots {re.escape(SLOW_BOT)}")).click()
+    page.get_by_role(
+        "link", name=re.compile(f"^Watch Othello for 2: bots {re.escape(SLOW_BOT)}")
+    ).click()
     expect(page.get_by_role("heading", name=f"Othello · match {match_id}")).to_be_visible()
     expect(page.locator(".connection")).to_have_text("Connection: live")
     expect(page.get_by_role("region", name="Your turn")).to_be_empty()  # a spectator plays nothing
