@@ -73,8 +73,20 @@ def server_cells(grid: pb.GridPosition) -> list[str | None]:
 
 
 def shoot(page: Page, folder: Path, name: str) -> None:
-    """A screenshot of the page as it stands."""
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    """A screenshot of the match as it stands: its heading, players and
+    board, without the list of moves (small files for the README)."""
+    top = page.locator("main").bounding_box()
+    bottom = page.locator(".play-area").bounding_box()
+    assert top is not None
+    assert bottom is not None
+    scroll_x, scroll_y = page.evaluate("[scrollX, scrollY]")  # boxes are in the viewport
+    clip = {
+        "x": top["x"] + scroll_x,
+        "y": top["y"] + scroll_y,
+        "width": top["width"],
+        "height": bottom["y"] + bottom["height"] - top["y"],
+    }
+    page.screenshot(path=str(folder / f"{name}.png"), clip=clip, full_page=True)
 
 
 def seat_score(page: Page, seat: str) -> int:

@@ -233,12 +233,25 @@ def test_volleyball_with_big_leagues_and_underdog_boost(
 SHOWN_RADII = 1.3  # the canvas shows the arena to 1.3 of its radius (web/src/boards/arena.ts)
 
 
-def test_volta_aimed_by_dragging_and_by_the_form(page: Page, site: Site, screenshots: Path) -> None:
-    """The first flick is aimed by dragging on the steed and played back
-    from the server's frames; then every flick is the form's hardest, which
-    throws one's own rider, so the random bot wins quickly."""
+def test_volta_aimed_by_the_form_and_by_dragging(page: Page, site: Site, screenshots: Path) -> None:
+    """The first flick is the form's hardest, set from the keyboard: it
+    throws one's own rider, and the loser of a point flicks next. The second
+    is aimed by dragging on the steed and played back from the server's
+    frames. Then every flick is the hardest again, until the match ends."""
     match_id = create_match(page, "Volta", {"Player 2": "Bot: random"}, first="Player 1")
     assert wait_for_turn(page)
+
+    def hardest_flick() -> None:
+        page.get_by_label("Strength (N s)").focus()
+        page.keyboard.press("End")
+        expect(page.locator(".aim-readout")).to_have_text(re.compile(r", 0\.100 N s$"))
+        page.get_by_role("button", name="Flick", exact=True).click()
+
+    hardest_flick()
+    expect(page.get_by_text(re.compile(r"^Last flick: .*Player 1's rider fell"))).to_be_visible()
+    assert wait_for_turn(page)
+    assert (seat_score(page, "Player 1"), seat_score(page, "Player 2")) == (0, 1)
+
     arena = site.client.get(match_id).match.view.arena
     canvas = page.get_by_role("img", name=re.compile("^Player 1's steed"))
     box = canvas.bounding_box()
@@ -255,34 +268,27 @@ def test_volta_aimed_by_dragging_and_by_the_form(page: Page, site: Site, screens
     page.mouse.up()
     expect(page.get_by_label("Side to push")).to_have_value("2")
     expect(page.locator(".aim-readout")).to_have_text(
-        re.compile(r"^side 2, offset -?0\.\d\d, angle -?\d+°")
+        re.compile(r"^side 2, offset -?0\.\d\d, angle -?\d+°, 0\.0[1-3]\d N s$")
     )
     _, offset, angle = page.locator(".aim-readout").inner_text().split(", ")[:3]
     assert int(angle.removeprefix("angle ").removesuffix("°")) < 0  # turned clockwise, as dragged
-    page.get_by_label("Flick playback").select_option(label="real time")
+    shoot(page, screenshots, "volta")
     page.get_by_role("button", name="Flick", exact=True).click()
     expect(page.get_by_text(re.compile(r"^Playing the flick back: "))).to_be_visible()
     expect(page.get_by_text(re.compile(r"^Last flick: \d\.\d\d s"))).to_be_visible()
-    flick = site.client.get(match_id).record.history[0].flick
-    assert flick.side == 2
-    assert f"offset {flick.offset:.2f}" == offset
-    shoot(page, screenshots, "volta")
+    first, dragged = site.client.get(match_id).record.history[:2]
+    assert first.flick.impulse_ns == 0.1
+    assert dragged.flick.side == 2
+    assert f"offset {dragged.flick.offset:.2f}" == offset
 
     page.get_by_label("Flick playback").select_option(label="off")
-    flicks = 1
+    flicks = 2
     while wait_for_turn(page):
-        page.get_by_label("Strength (N s)").focus()
-        page.keyboard.press("End")
-        page.get_by_role("button", name="Flick", exact=True).click()
+        hardest_flick()
         flicks += 1
         assert flicks < 60, "the match did not end"
     answer = site.client.get(match_id)
     assert answer.match.status == ms.MATCH_STATUS_FINISHED
-    ours = [
-        line for line in page.locator(".log li").all_inner_texts() if line.startswith("Player 1:")
-    ]
-    assert ours
-    assert all(line.endswith(" impulse=0.1") for line in ours[:-1]), ours
     me, them = answer.match.view.scores
     assert (seat_score(page, "Player 1"), seat_score(page, "Player 2")) == (me, them)
     expect(status(page)).to_have_text(re.compile(r"^Game over: Player \d( \(you\))? wins\.$"))
