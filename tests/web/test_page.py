@@ -10,7 +10,6 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from tests.web.conftest import Site
 from tests.web.pages import create_match, shoot, status, wait_for_turn
 
 PLAYABLE = re.compile(r", playable")
@@ -86,7 +85,7 @@ def test_invite_join_by_link_clocks_and_resign(new_page: Any) -> None:
     expect(status(host)).to_have_text("White resigned. Black (you) wins.")
 
 
-def test_a_phone_sized_screen(new_page: Any, site: Site, screenshots: Path) -> None:
+def test_a_phone_sized_screen_and_undo(new_page: Any, screenshots: Path) -> None:
     phone = new_page(width=375, height=740)
     phone.goto("/")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375
@@ -104,6 +103,13 @@ def test_a_phone_sized_screen(new_page: Any, site: Site, screenshots: Path) -> N
     box = square.bounding_box()
     assert box is not None
     assert box["width"] >= 18, box
+    name = (square.get_attribute("aria-label") or "").split(":")[0]
     square.click()  # a tap-sized square works
     expect(phone.get_by_text(re.compile("^Planned, not yet sent: place"))).to_be_visible()
+    placed = court.get_by_role("button", name=re.compile(f"^{name}: Player 1 piece"))
+    expect(placed).to_be_visible()
     shoot(phone, screenshots, "phone")
+    phone.get_by_role("button", name="Undo last").click()
+    expect(phone.get_by_text(re.compile("^Planned, not yet sent"))).to_have_count(0)
+    expect(court.get_by_role("button", name=f"{name}: empty, place a piece here")).to_be_visible()
+    expect(phone.get_by_role("heading", name="Your turn", exact=True)).to_be_visible()

@@ -414,16 +414,17 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   async function undo(): Promise<void> {
     if (busy || planned.length === 0) return;
     busy = true;
+    drawTurn();
     try {
       const kept = planned.slice(0, -1);
       legal = await rules.listLegalActions({ record: recordWith(kept.map((step) => step.action!)) });
       planned = kept;
       hint = null;
-      drawTurn();
     } catch (error) {
       alertError(describeError("undo", error));
     } finally {
       busy = false;
+      drawTurn();
     }
   }
 
