@@ -110,7 +110,8 @@ FAILED = pytest.StashKey[bool]()
 
 
 class PageErrors(list[str]):
-    """Uncaught errors the page threw: any fails the test."""
+    """Uncaught errors the page threw, and what its Content Security Policy
+    refused: any fails the test."""
 
 
 def open_page(
@@ -121,6 +122,12 @@ def open_page(
     page = context.new_page()
     errors = PageErrors()
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     return page, errors
 
 
@@ -129,7 +136,8 @@ def new_page(
     browser: Browser, site: Site, request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[Any]:
     """Opens pages (``new_page(width=375)``); on failure each one's last
-    screen is saved, and any uncaught page error fails the test."""
+    screen is saved; an uncaught page error, or anything the page's Content
+    Security Policy refused, fails the test."""
     opened: list[tuple[Page, PageErrors]] = []
 
     def make(width: int = 1000, height: int = 900) -> Page:
@@ -144,7 +152,7 @@ def new_page(
             page.screenshot(path=str(shot), full_page=True)
             print(f"the page's last screen: {shot}")
         page.context.close()
-        assert not errors, f"the page threw: {errors}"
+        assert not errors, f"the page threw or broke its CSP: {errors}"
 
 
 @pytest.fixture

@@ -74,7 +74,6 @@ export function courtBoard(): Board {
     rows = height;
     squares = new Map();
     court.replaceChildren();
-    court.style.setProperty("--rows", String(height));
     for (let row = height; row >= 1; row--) {
       court.append(el("span", { class: "coordinate", "aria-hidden": "true" }, String(row)));
       for (let column = COLUMNS; column >= 1; column--) court.append(square(0, column, row));
