@@ -67,3 +67,16 @@ def notation(action: pb.Action) -> str:
         return "pass"
     square = action.board.square
     return f"{'abcdefgh'[square % 8]}{square // 8 + 1}"
+
+
+def test_a_finished_match_opens_with_its_result(page: Page, site: Site) -> None:
+    created = site.client.create_match("othello", ["random", "random"])
+    match_id = created.match.match_id
+    for _ in site.client.watch(match_id):  # to its end
+        pass
+    answer = site.client.get(match_id)
+    assert answer.match.status == ms.MATCH_STATUS_FINISHED
+    page.goto(f"/#/watch/{match_id}")
+    expect(status(page)).to_have_text(re.compile(r"^Game over: (Black wins|White wins|a draw)\.$"))
+    assert board_cells(page) == server_cells(answer.match.view.grid)
+    expect(page.locator(".connection")).to_have_text("Connection: live")
