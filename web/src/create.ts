@@ -35,7 +35,7 @@ export function createForm(): HTMLFormElement {
     GAMES.map((info) => [String(info.kind), info.name] as const),
     String(GameKind.ROLIT),
   );
-  const players = select("players", [["2", "2"], ["3", "3"], ["4", "4"]], "4");
+  const players = select("players", []);
   const seats = el("fieldset", { class: "seats-choice" });
   const firstSeat = select("first-seat", [["", "drawn by the server"]]);
   const bigLeagues = el("input", { type: "checkbox", name: "big-leagues" });
@@ -61,7 +61,7 @@ export function createForm(): HTMLFormElement {
     ),
     submit,
   );
-  const rolitPlayers = field("Players", players);
+  const playerCount = field("Players", players);
   const volleyballOptions = el(
     "fieldset",
     {},
@@ -73,7 +73,14 @@ export function createForm(): HTMLFormElement {
 
   function layout(): void {
     const kind = Number(game.value) as GameKind;
-    const count = kind === GameKind.ROLIT ? Number(players.value) : 2;
+    const info = gameInfo(kind);
+    const choosesPlayers = info.maxPlayers > info.minPlayers;
+    if (choosesPlayers && players.dataset.kind !== game.value) {
+      players.dataset.kind = game.value;
+      const counts = Array.from({ length: info.maxPlayers - info.minPlayers + 1 }, (_, i) => info.minPlayers + i);
+      replace(players, ...counts.map((count) => el("option", { value: count, selected: count === info.maxPlayers }, String(count))));
+    }
+    const count = choosesPlayers ? Number(players.value) : info.minPlayers;
     const names = seatNames(kind, count);
     const seatRows = names.map((seatName, index) =>
       el(
@@ -114,10 +121,10 @@ export function createForm(): HTMLFormElement {
     );
     replace(
       options,
-      kind === GameKind.ROLIT && rolitPlayers,
+      choosesPlayers && playerCount,
       kind === GameKind.VOLLEYBALL && volleyballOptions,
       kind === GameKind.VOLTA && voltaOptions,
-      !gameInfo(kind).fixedFirstSeat && field("Who starts", firstSeat),
+      !info.fixedFirstSeat && field("Who starts", firstSeat),
     );
   }
 

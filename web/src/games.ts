@@ -30,10 +30,11 @@ export function gameInfo(kind: GameKind): GameInfo {
   return found;
 }
 
-/** The number of seats a config asks for. */
+/** The number of seats a config asks for (Rolit's default is all four). */
 export function seatCount(config: GameConfig): number {
-  if (config.options.case === "rolit") return config.options.value.players ?? 4;
-  return gameInfo(config.kind).minPlayers;
+  const info = gameInfo(config.kind);
+  if (config.options.case === "rolit") return config.options.value.players ?? info.maxPlayers;
+  return info.minPlayers;
 }
 
 /** The bot levels every game maps to a spec, weakest first, and `random`. */
