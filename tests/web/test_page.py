@@ -10,7 +10,8 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from tests.web.pages import create_match, shoot, status, wait_for_turn
+from tests.web.conftest import Site
+from tests.web.pages import board_cells, create_match, server_cells, shoot, status, wait_for_turn
 
 PLAYABLE = re.compile(r", playable")
 
@@ -113,3 +114,23 @@ def test_a_phone_sized_screen_and_undo(new_page: Any, screenshots: Path) -> None
     expect(phone.get_by_text(re.compile("^Planned, not yet sent"))).to_have_count(0)
     expect(court.get_by_role("button", name=f"{name}: empty, place a piece here")).to_be_visible()
     expect(phone.get_by_role("heading", name="Your turn", exact=True)).to_be_visible()
+
+
+def test_rolit_for_two_and_three_players(page: Page, site: Site) -> None:
+    """Two players play red and green (sitting diagonally), three red,
+    yellow and green; the unused colours' balls stay on the board."""
+    for players, colours in ((2, ["Red", "Green"]), (3, ["Red", "Yellow", "Green"])):
+        bots = dict.fromkeys(colours[1:], "Bot: random")
+        match_id = create_match(page, "Rolit", bots, first="Red", players=players)
+        listed = page.get_by_role("list", name="Players").get_by_role("listitem")
+        expect(listed).to_have_count(players)
+        for item, colour in zip(listed.all(), colours, strict=True):
+            expect(item).to_contain_text(f"{colour} (")
+        grid = site.client.get(match_id).match.view.grid
+        assert [grid.colours[c].capitalize() for c in grid.seat_colours] == colours
+        assert board_cells(page) == server_cells(grid)  # four balls, neutral ones included
+        assert wait_for_turn(page)
+        page.get_by_role("group", name=re.compile("^Board")).get_by_role(
+            "button", name=PLAYABLE
+        ).first.click()
+        expect(page.locator(".log")).to_contain_text("Red: ")
