@@ -8,7 +8,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(shell find engine_core -name '*.pyx' -
 
 BUF := npx --yes @bufbuild/buf@1.75.0
 
-.PHONY: run test lint protos bench clean
+.PHONY: run test lint protos bench clean web web-generate web-check screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,7 @@ lint: $(VENV)/.stamp-install
 	$(BIN)/mypy
 	cd protos && $(BUF) lint
 	cd protos && $(BUF) breaking --against v1-frozen.json  # v1 only grows
+	$(MAKE) --no-print-directory web-check
 
 # Regenerates the Python code beside the .proto files (commit the result; a
 # test fails when it drifts).
@@ -44,6 +45,33 @@ protos: $(VENV)/.stamp-install
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=protos --pyi_out=protos \
 		--grpc_python_out=protos --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
 		--mypy_grpc_out=protos protos/meeple/v1/*.proto
+
+# The web page (web/, see its README section): npm packages at the exact
+# versions of web/package-lock.json, TypeScript clients generated from protos/
+# into web/src/gen/ (not committed), a type check, then one esbuild bundle
+# into services/web/static/, which is committed so that a machine without
+# Node serves the page.
+web/node_modules/.stamp: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+web-generate: web/node_modules/.stamp
+	cd web && $(BUF) generate
+	cd web && node_modules/.bin/tsc -p .
+
+web: web-generate
+	cd web && node build.mjs
+
+# Fails when the committed page differs from a fresh build of web/ and protos/.
+web-check: web-generate
+	@out=$$(mktemp -d) && (cd web && node build.mjs $$out) && \
+	if diff -r $$out services/web/static >/dev/null; then rm -r $$out; echo "web: services/web/static/ matches its sources"; \
+	else diff -r --brief $$out services/web/static; rm -r $$out; \
+	echo "web: services/web/static/ is stale: run make web and commit it" >&2; exit 1; fi
+
+# The README's screenshots, made by the browser tests (needs chromium).
+screenshots: $(VENV)/.stamp-install
+	MEEPLE_SCREENSHOTS=docs/screenshots MEEPLE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest tests/web -q
 
 $(VENV)/.stamp-bench: $(VENV)/.stamp-install
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -45,6 +45,12 @@ def test_meeple_up_serves_and_stops_on_sigterm() -> None:
         )
         with urllib.request.urlopen(new_game, timeout=10) as answer:
             assert json.loads(answer.read())["view"]["scores"] == [2, 2]
+        with urllib.request.urlopen(web.group(1), timeout=10) as answer:  # the page, at /
+            assert answer.headers["content-type"] == "text/html; charset=utf-8"
+            page = answer.read().decode()
+        assert '<script type="module" src="app.js"></script>' in page
+        with urllib.request.urlopen(web.group(1) + "app.js", timeout=10) as answer:
+            assert b"meeple-seat-token" in answer.read()  # the bundle that calls the services
         with grpc.insecure_channel(f"127.0.0.1:{port.group(1)}") as channel:
             health = health_pb2_grpc.HealthStub(channel)
             response = health.Check(health_pb2.HealthCheckRequest(), timeout=10)

@@ -1,0 +1,160 @@
+"""The web page in a real browser: Debian's chromium driven by Playwright,
+against an in-process server (every service, bots, the web port on a free
+port), read as a person reads it (by role, label and text).
+
+Without playwright or /usr/bin/chromium the tests are skipped with a
+message saying so, unless MEEPLE_REQUIRE_BROWSER=1 (as CI sets), which makes
+their absence a failure. Playwright's own browser download is not used.
+Screenshots go to pytest's temporary folder, or to MEEPLE_SCREENSHOTS (as
+``make screenshots`` sets, for the README).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from services.client import MeepleClient
+from services.settings import Settings
+from tests.services.conftest import Served, serving
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# Every wait is short: a broken page fails in seconds, saying what it waited for.
+TIMEOUT_MS = 5_000
+
+
+def require_browser() -> None:
+    """Skips the test (or fails it, under MEEPLE_REQUIRE_BROWSER=1) without a browser."""
+    missing = []
+    if importlib.util.find_spec("playwright") is None:
+        missing.append("the playwright package (pip install -e '.[test]')")
+    if not CHROMIUM.exists():
+        missing.append(f"chromium at {CHROMIUM} (apt-get install chromium)")
+    if not missing:
+        return
+    message = "browser tests need " + " and ".join(missing)
+    if os.environ.get("MEEPLE_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@dataclass
+class Site:
+    """The server under test: its page's address and a gRPC client to it."""
+
+    served: Served
+    url: str
+    client: MeepleClient
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[Site]:
+    # Everything comes from one address: limits far above what the tests send.
+    settings = Settings(
+        rate_per_second=None,
+        matches_per_minute=100_000,
+        watch_streams=1_000,
+        ai_calls_per_client=16,
+    )
+    with serving(settings, workers=2, web_port=0) as served:
+        client = MeepleClient(served.address, timeout=10)
+        yield Site(served, f"http://127.0.0.1:{served.app.web_port}/", client)
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    require_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = os.environ.get("MEEPLE_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.stash[FAILED] = report.failed
+
+
+FAILED = pytest.StashKey[bool]()
+
+
+class PageErrors(list[str]):
+    """Uncaught errors the page threw, and what its Content Security Policy
+    refused: any fails the test."""
+
+
+def open_page(
+    browser: Browser, site: Site, width: int = 1000, height: int = 900
+) -> tuple[Page, PageErrors]:
+    context = browser.new_context(viewport={"width": width, "height": height}, base_url=site.url)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors = PageErrors()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return page, errors
+
+
+@pytest.fixture
+def new_page(
+    browser: Browser, site: Site, request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Any]:
+    """Opens pages (``new_page(width=375)``); on failure each one's last
+    screen is saved; an uncaught page error, or anything the page's Content
+    Security Policy refused, fails the test."""
+    opened: list[tuple[Page, PageErrors]] = []
+
+    def make(width: int = 1000, height: int = 900) -> Page:
+        page, errors = open_page(browser, site, width, height)
+        opened.append((page, errors))
+        return page
+
+    yield make
+    for index, (page, errors) in enumerate(opened):
+        if request.node.stash.get(FAILED, False):
+            shot = tmp_path / f"failure-{index}.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"the page's last screen: {shot}")
+        page.context.close()
+        assert not errors, f"the page threw or broke its CSP: {errors}"
+
+
+@pytest.fixture
+def page(new_page: Any) -> Page:
+    return new_page()  # type: ignore[no-any-return]

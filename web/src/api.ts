@@ -1,0 +1,23 @@
+// The clients of the API, generated from protos/ and spoken over the Connect
+// protocol on the page's own origin (binary protobuf; server streams too).
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { AIService } from "./gen/meeple/v1/ai_service_pb";
+import { MatchService } from "./gen/meeple/v1/match_service_pb";
+import { RulesService } from "./gen/meeple/v1/rules_service_pb";
+
+const transport = createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true });
+
+export const matches = createClient(MatchService, transport);
+export const rules = createClient(RulesService, transport);
+export const ai = createClient(AIService, transport);
+
+/** Call options that prove a seat (the token MatchService issued for it). */
+export function asSeat(token: string): { headers: Record<string, string> } {
+  return { headers: { "meeple-seat-token": token } };
+}
+
+/** Call options that prove the match's owner (CreateMatch's owner token). */
+export function asOwner(token: string): { headers: Record<string, string> } {
+  return { headers: { "meeple-owner-token": token } };
+}

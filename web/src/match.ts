@@ -1,0 +1,504 @@
+// One match on screen, to play a seat or to watch: the seats with scores and
+// clocks, the board, the viewer's turn (legal moves, a plan for multi-action
+// turns, hints, resigning), the moves so far, and the live connection.
+import { create } from "@bufbuild/protobuf";
+import { ai, asSeat, matches, rules } from "./api";
+import { arenaBoard } from "./boards/arena";
+import { type Board, type Turn, sameAction } from "./boards/board";
+import { courtBoard } from "./boards/court";
+import { gridBoard } from "./boards/grid";
+import { Clocks, formatClock } from "./clocks";
+import { alertError, announce, button, el, field, replace, select } from "./dom";
+import { describeError } from "./errors";
+import { BOT_LEVELS, gameInfo, seatLook } from "./games";
+import {
+  type Action,
+  type ActionInfo,
+  type GameRecord,
+  GameRecordSchema,
+  type GameView,
+  GamePhase,
+} from "./gen/meeple/v1/game_pb";
+import {
+  EndReason,
+  type Match,
+  type MatchEnded,
+  MatchStatus,
+  SeatKind,
+  type WatchMatchResponse,
+} from "./gen/meeple/v1/match_service_pb";
+import type { ListLegalActionsResponse } from "./gen/meeple/v1/rules_service_pb";
+import { heldSeat, holdSeat, type SeatHeld } from "./tokens";
+import { follow } from "./watch";
+
+const LOG_LENGTH = 30;
+const PLAYBACK_KEY = "meeple:playback";
+
+function newBoard(view: GameView): Board {
+  switch (view.position.case) {
+    case "grid":
+      return gridBoard();
+    case "court":
+      return courtBoard();
+    case "arena":
+      return arenaBoard();
+    default:
+      throw new Error("the server sent no position to draw");
+  }
+}
+
+/** Shows match `matchId` in `root`; returns what stops it. */
+export async function showMatch(root: HTMLElement, matchId: string, playing: boolean): Promise<() => void> {
+  const stop = new AbortController();
+  const first = await matches.getMatch({ matchId });
+  let match: Match = first.match!;
+  let record: GameRecord | null = first.record ?? null;
+  let view: GameView = match.view!;
+  let held: SeatHeld | null = playing ? heldSeat(matchId) : null;
+  const info = gameInfo(match.config!.kind);
+  const board = newBoard(view);
+  const clocks = new Clocks();
+  clocks.setMatch(match);
+
+  // The viewer's turn: legal actions for record + planned, and a hint.
+  let planned: ActionInfo[] = [];
+  let legal: ListLegalActionsResponse | null = null;
+  let legalPly = -1;
+  let loadingPly = -1;
+  let hint: { action: Action; text: string } | null = null;
+  let busy = false;
+  let generation = 0;
+
+  const heading = el("h2", { tabindex: -1 }, `${info.name} · match ${matchId}`);
+  const status = el("p", { class: "match-status", "aria-live": "polite" });
+  const connection = el("p", { class: "connection" });
+  const invite = el("div", { class: "invite" });
+  const seats = el("ul", { class: "seats", "aria-label": "Players" });
+  const turnPanel = el("section", { class: "turn", "aria-label": "Your turn" });
+  const log = el("ol", { class: "log", reversed: true });
+  const speed = select(
+    "playback",
+    [
+      ["1", "real time"],
+      ["4", "fast (4x)"],
+      ["0", "off"],
+    ],
+    localStorage.getItem(PLAYBACK_KEY) ?? "1",
+  );
+  speed.addEventListener("change", () => localStorage.setItem(PLAYBACK_KEY, speed.value));
+  const hintLevel = select(
+    "hint-level",
+    BOT_LEVELS.filter((level) => level !== "random").map((level) => [level, level] as const),
+    "medium",
+  );
+  replace(
+    root,
+    heading,
+    status,
+    connection,
+    invite,
+    seats,
+    el("div", { class: "play-area" }, board.element, turnPanel),
+    board.playBack && field("Flick playback", speed),
+    el("section", { class: "moves" }, el("h3", {}, "Moves"), log),
+  );
+  heading.focus();
+
+  const myTurn = (): boolean =>
+    held !== null &&
+    match.status === MatchStatus.PLAYING &&
+    view.phase === GamePhase.SEAT_TO_ACT &&
+    view.seatToAct === held.seat;
+  const name = (seat: number): string => seatLook(view, seat).name;
+
+  function recordWith(actions: readonly Action[]): GameRecord {
+    return create(GameRecordSchema, {
+      config: record!.config,
+      history: [...record!.history, ...actions],
+      rulesVersion: record!.rulesVersion,
+    });
+  }
+  const plannedActions = (): Action[] => planned.map((step) => step.action!);
+
+  // --- drawing -----------------------------------------------------------------
+
+  function drawSeats(): void {
+    const items = match.seats.map((seat, index) => {
+      const look = seatLook(view, index);
+      const who =
+        held?.seat === index
+          ? "you"
+          : seat.kind === SeatKind.BOT
+            ? `bot: ${seat.botSpec}`
+            : seat.joined
+              ? "player"
+              : "open seat";
+      const toAct = view.phase === GamePhase.SEAT_TO_ACT && view.seatToAct === index;
+      return el(
+        "li",
+        { class: toAct ? "to-act" : "" },
+        el("span", { class: `badge ${look.style}`, "aria-hidden": "true" }, look.symbol),
+        el("span", { class: "seat-name" }, `${look.name} (${who})`),
+        el("span", { class: "score" }, `score ${view.scores[index] ?? 0}`),
+        el("span", { class: "clock", "data-seat": index }),
+        toAct ? el("span", { class: "to-act-mark" }, "to play") : "",
+      );
+    });
+    replace(seats, ...items);
+    tickClocks();
+  }
+
+  function tickClocks(): void {
+    for (const clock of seats.querySelectorAll<HTMLElement>(".clock")) {
+      const seat = Number(clock.dataset.seat);
+      const left = clocks.remaining(seat);
+      clock.textContent = left === null ? "no clock" : `clock ${formatClock(left)}${clocks.isRunning(seat) ? " running" : ""}`;
+    }
+  }
+
+  function drawStatus(): void {
+    let text: string;
+    if (match.status === MatchStatus.WAITING) {
+      const open = match.seats.filter((seat) => seat.kind === SeatKind.HUMAN && !seat.joined).length;
+      text = `Waiting for ${open} more player${open === 1 ? "" : "s"} to join.`;
+    } else if (match.status === MatchStatus.FINISHED) {
+      text = result(match.ended);
+    } else if (view.phase === GamePhase.CHANCE) {
+      text = "The dice are rolling.";
+    } else if (myTurn()) {
+      text = `Your turn (${name(held!.seat)}).`;
+    } else {
+      text = `${name(view.seatToAct ?? 0)} to play.`;
+    }
+    replace(status, text);
+    const open = match.status === MatchStatus.WAITING;
+    const link = `${location.origin}/#/join/${matchId}`;
+    const linkInput = el("input", { type: "text", readonly: true, value: link, name: "invite-link" });
+    replace(
+      invite,
+      open && field("Invite others with this link", linkInput),
+      open && button("Copy link", () => void navigator.clipboard?.writeText(link)),
+      playing && !held && hasOpenSeat() && button("Take a free seat", () => void join()),
+      playing && !held && el("p", {}, "You hold no seat in this match: you are watching it."),
+    );
+  }
+
+  /** A seat's name, with "(you)" for the viewer's. */
+  const who = (seat: number): string => (held?.seat === seat ? `${name(seat)} (you)` : name(seat));
+
+  function result(ended: MatchEnded | undefined): string {
+    if (!ended) return "The match is over.";
+    if (ended.reason === EndReason.RESIGNATION) return `${who(ended.seat ?? 0)} resigned. ${winners(ended)}`;
+    if (ended.reason === EndReason.TIMEOUT) return `${who(ended.seat ?? 0)} ran out of time. ${winners(ended)}`;
+    return `Game over: ${winners(ended)}`;
+  }
+
+  function winners(ended: MatchEnded): string {
+    const best = Math.max(...ended.returns);
+    const won = ended.returns.flatMap((value, seat) => (value === best ? [seat] : []));
+    if (won.length === ended.returns.length) return "a draw.";
+    return `${won.map(who).join(" and ")} ${won.length === 1 ? "wins" : "share the win"}.`;
+  }
+
+  function drawTurn(): void {
+    const mine = myTurn() && legal !== null && !busy;
+    const turn: Turn | null = mine
+      ? { legal: legal!, planned, hint: hint?.action ?? null, choose: (action) => void choose(action) }
+      : null;
+    board.show(mine && legal!.view ? legal!.view : view, turn);
+    if (!held || match.status !== MatchStatus.PLAYING) {
+      replace(turnPanel);
+      return;
+    }
+    const moves = legal?.actions ?? [];
+    const choice = select(
+      "legal-move",
+      moves.map((move, index) => [String(index), move.notation] as const),
+    );
+    const resign = button("Resign", () => {
+      replace(
+        resignBox,
+        el("span", {}, "Resign this match?"),
+        button("Yes, resign", () => void resignMatch()),
+        button("No, keep playing", () => replace(resignBox, resign)),
+      );
+    });
+    const resignBox = el("div", { class: "resign" }, resign);
+    replace(
+      turnPanel,
+      el("h3", {}, busy ? "Playing…" : mine ? "Your turn" : "Waiting for the others"),
+      planned.length > 0 &&
+        el(
+          "p",
+          { class: "planned" },
+          `Planned, not yet sent: ${planned.map((step) => step.notation).join("; ")}. `,
+          button("Undo last", () => void undo()),
+        ),
+      mine &&
+        info.listsMoves &&
+        moves.length > 0 &&
+        el(
+          "div",
+          { class: "legal-moves" },
+          field("Legal moves", choice),
+          button("Play", () => void choose(moves[Number(choice.value)]!.action!)),
+        ),
+      mine &&
+        el(
+          "div",
+          { class: "hint" },
+          field("Hint from bot", hintLevel),
+          button("Hint", () => void suggest()),
+          hint && el("p", { class: "hint-text" }, hint.text),
+        ),
+      resignBox,
+    );
+  }
+
+  function draw(): void {
+    drawStatus();
+    drawSeats();
+    drawTurn();
+  }
+
+  function logEvent(event: WatchMatchResponse): void {
+    if (event.event.case !== "action") return;
+    const played = event.event.value;
+    const who = played.seat === undefined ? "chance" : name(played.seat);
+    log.prepend(el("li", { value: event.ply + 1 }, `${who}: ${played.action?.notation ?? "?"}`));
+    while (log.children.length > LOG_LENGTH) log.lastElementChild!.remove();
+  }
+
+  // --- the match as it changes ---------------------------------------------------
+
+  function setView(next: GameView): void {
+    if (next.ply < view.ply) return;
+    if (next.ply !== view.ply) {
+      planned = [];
+      legal = null;
+      hint = null;
+    }
+    view = next;
+    draw();
+    void loadTurn();
+  }
+
+  async function refreshMatch(): Promise<void> {
+    const got = await matches.getMatch({ matchId });
+    match = got.match!;
+    record = got.record ?? null;
+    clocks.setMatch(match);
+    setView(match.view!);
+  }
+
+  async function onEvent(event: WatchMatchResponse): Promise<void> {
+    const shown = event.view;
+    switch (event.event.case) {
+      case "snapshot":
+        match = event.event.value;
+        clocks.setMatch(match);
+        if (shown && shown.ply <= view.ply) setView(shown);
+        else draw();
+        return;
+      case "action": {
+        logEvent(event);
+        const played = event.event.value;
+        if (played.flick && board.playBack && shown && shown.ply > view.ply) {
+          await board.playBack(played.flick, Number(speed.value), stop.signal);
+        }
+        if (played.seat !== undefined) clocks.stop(played.seat);
+        if (shown) setView(shown);
+        if (played.seat !== undefined && played.seat !== held?.seat) {
+          announce(`${name(played.seat)} played ${played.action?.notation ?? ""}`);
+        }
+        return;
+      }
+      case "clock":
+        clocks.start(event.event.value);
+        tickClocks();
+        return;
+      case "seatJoined":
+      case "started":
+        await refreshMatch();
+        return;
+      case "ended":
+        match.status = MatchStatus.FINISHED;
+        match.ended = event.event.value;
+        clocks.stopAll();
+        if (shown) setView(shown);
+        draw();
+        announce(result(match.ended));
+        return;
+    }
+  }
+
+  // --- the viewer's turn -----------------------------------------------------------
+
+  async function loadTurn(): Promise<void> {
+    if (!myTurn() || legalPly === view.ply || loadingPly === view.ply) return;
+    const ply = view.ply;
+    const mine = ++generation;
+    loadingPly = ply;
+    try {
+      if (!record || record.history.length !== ply) {
+        record = (await matches.getMatch({ matchId })).record ?? null;
+        if (!record || record.history.length !== ply) return; // the stream will catch up
+      }
+      const found = await rules.listLegalActions({ record: recordWith([]) });
+      if (mine !== generation || view.ply !== ply) return;
+      legal = found;
+      legalPly = ply;
+      drawTurn();
+    } catch (error) {
+      alertError(describeError("load your legal moves", error));
+    } finally {
+      if (loadingPly === ply) loadingPly = -1;
+    }
+  }
+
+  async function choose(action: Action): Promise<void> {
+    if (busy || !held || !legal) return;
+    busy = true;
+    alertError(null);
+    drawTurn();
+    try {
+      if (!info.plansTurns) {
+        await submit([action]);
+        return;
+      }
+      const next = await rules.listLegalActions({ record: recordWith([...plannedActions(), action]) });
+      const stillMine = next.view?.phase === GamePhase.SEAT_TO_ACT && next.view.seatToAct === held.seat;
+      if (!stillMine) {
+        await submit([...plannedActions(), action]);
+        return;
+      }
+      const notation = legal.actions.find((move) => sameAction(move.action, action))?.notation;
+      planned = [...planned, { action, notation: notation ?? "?" } as ActionInfo];
+      legal = next;
+      hint = null;
+      generation++;
+      drawTurn();
+    } catch (error) {
+      alertError(describeError("play that", error));
+      busy = false;
+      await reloadTurn();
+    } finally {
+      busy = false;
+      drawTurn();
+    }
+  }
+
+  async function submit(actions: Action[]): Promise<void> {
+    const response = await matches.submitAction(
+      { matchId, expectedPly: record!.history.length, actions },
+      asSeat(held!.token),
+    );
+    announce(`You played ${response.applied.map((applied) => applied.notation).join(", ")}`);
+    record = null;
+    match = response.match!;
+    clocks.setMatch(match);
+    // Volta waits for its flick to come back on the stream, to play it back.
+    if (!board.playBack) setView(response.match!.view!);
+  }
+
+  async function reloadTurn(): Promise<void> {
+    planned = [];
+    legal = null;
+    legalPly = -1;
+    hint = null;
+    record = null;
+    draw();
+    await loadTurn();
+  }
+
+  async function undo(): Promise<void> {
+    if (busy || planned.length === 0) return;
+    busy = true;
+    drawTurn();
+    try {
+      const kept = planned.slice(0, -1);
+      legal = await rules.listLegalActions({ record: recordWith(kept.map((step) => step.action!)) });
+      planned = kept;
+      hint = null;
+    } catch (error) {
+      alertError(describeError("undo", error));
+    } finally {
+      busy = false;
+      drawTurn();
+    }
+  }
+
+  async function suggest(): Promise<void> {
+    if (!record) return;
+    const level = hintLevel.value;
+    hint = null;
+    drawTurn();
+    try {
+      const got = await ai.suggestAction({
+        record: recordWith(plannedActions()),
+        botSpec: level,
+        seed: BigInt(view.ply),
+      });
+      hint = {
+        action: got.action!.action!,
+        text: `Hint (${level}): ${got.action!.notation} (thought for ${got.thinkSeconds.toFixed(2)} s)`,
+      };
+      drawTurn();
+      announce(hint.text);
+    } catch (error) {
+      alertError(describeError("get a hint", error));
+    }
+  }
+
+  async function resignMatch(): Promise<void> {
+    try {
+      const response = await matches.resign({ matchId }, asSeat(held!.token));
+      match = response.match!;
+      clocks.stopAll();
+      draw();
+    } catch (error) {
+      alertError(describeError("resign", error));
+    }
+  }
+
+  function hasOpenSeat(): boolean {
+    return match.status === MatchStatus.WAITING && match.seats.some((seat) => seat.kind === SeatKind.HUMAN && !seat.joined);
+  }
+
+  async function join(): Promise<void> {
+    try {
+      const joined = await matches.joinMatch({ matchId });
+      held = { seat: joined.seat, token: joined.seatToken };
+      holdSeat(matchId, held);
+      await refreshMatch();
+    } catch (error) {
+      alertError(describeError("join", error));
+    }
+  }
+
+  // --- running -------------------------------------------------------------------
+
+  draw();
+  void loadTurn();
+  const ticker = setInterval(tickClocks, 200);
+  void follow(
+    matchId,
+    view.ply,
+    {
+      onEvent,
+      onConnection(live, message) {
+        connection.className = `connection ${live ? "live" : "lost"}`;
+        replace(connection, `Connection: ${message}`);
+      },
+      onStop(_code, message) {
+        replace(connection, `Connection: stopped. ${message}`);
+        void refreshMatch().catch(() => undefined);
+      },
+    },
+    stop.signal,
+  );
+  return () => {
+    stop.abort();
+    clearInterval(ticker);
+  };
+}
