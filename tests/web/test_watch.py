@@ -74,9 +74,20 @@ def test_a_finished_match_opens_with_its_result(page: Page, site: Site) -> None:
     match_id = created.match.match_id
     for _ in site.client.watch(match_id):  # to its end
         pass
+    deadlines: dict[str, str | None] = {}  # method: its connect-timeout-ms header
+    page.on(
+        "request",
+        lambda request: deadlines.setdefault(
+            request.url.rsplit("/", 1)[-1], request.headers.get("connect-timeout-ms")
+        ),
+    )
     answer = site.client.get(match_id)
     assert answer.match.status == ms.MATCH_STATUS_FINISHED
     page.goto(f"/#/watch/{match_id}")
     expect(status(page)).to_have_text(re.compile(r"^Game over: (Black wins|White wins|a draw)\.$"))
     assert board_cells(page) == server_cells(answer.match.view.grid)
     expect(page.locator(".connection")).to_have_text("Connection: live")
+    # A unary call gives up after 15 s (the server sees that deadline too);
+    # the match's stream, which lasts as long as the match, has none.
+    assert deadlines["GetMatch"] == "15000"
+    assert deadlines["WatchMatch"] is None

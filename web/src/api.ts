@@ -6,7 +6,17 @@ import { AIService } from "./gen/meeple/v1/ai_service_pb";
 import { MatchService } from "./gen/meeple/v1/match_service_pb";
 import { RulesService } from "./gen/meeple/v1/rules_service_pb";
 
-const transport = createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true });
+/** How long a unary call may take before the page gives up on it with
+ * DEADLINE_EXCEEDED (the server sees the deadline too, and stops). */
+export const CALL_TIMEOUT_MS = 15_000;
+/** A hint's search: the server bounds any bot's thinking to 30 s. */
+export const HINT_TIMEOUT_MS = 35_000;
+
+const transport = createConnectTransport({
+  baseUrl: location.origin,
+  useBinaryFormat: true,
+  defaultTimeoutMs: CALL_TIMEOUT_MS,
+});
 
 export const matches = createClient(MatchService, transport);
 export const rules = createClient(RulesService, transport);

@@ -2,7 +2,7 @@
 // clocks, the board, the viewer's turn (legal moves, a plan for multi-action
 // turns, hints, resigning), the moves so far, and the live connection.
 import { create } from "@bufbuild/protobuf";
-import { ai, asSeat, matches, rules } from "./api";
+import { HINT_TIMEOUT_MS, ai, asSeat, matches, rules } from "./api";
 import { arenaBoard } from "./boards/arena";
 import { type Board, type Turn, sameAction } from "./boards/board";
 import { courtBoard } from "./boards/court";
@@ -438,7 +438,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
         record: recordWith(plannedActions()),
         botSpec: level,
         seed: BigInt(view.ply),
-      });
+      }, { timeoutMs: HINT_TIMEOUT_MS });
       hint = {
         action: got.action!.action!,
         text: `Hint (${level}): ${got.action!.notation} (thought for ${got.thinkSeconds.toFixed(2)} s)`,

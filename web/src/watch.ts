@@ -30,7 +30,9 @@ export async function follow(
   let retry = FIRST_RETRY_MS;
   while (!signal.aborted) {
     try {
-      for await (const event of matches.watchMatch({ matchId, fromPly: next }, { signal })) {
+      // No deadline: the stream lasts the whole match.
+      const events = matches.watchMatch({ matchId, fromPly: next }, { signal, timeoutMs: 0 });
+      for await (const event of events) {
         if (event.event.case === "snapshot") {
           follower.onConnection(true, next === fromPly ? "live" : `live again, resumed at ply ${next}`);
           retry = FIRST_RETRY_MS;
