@@ -89,6 +89,25 @@ def test_a_unary_call_in_json_returns_exact_values(web: Web) -> None:
     assert view["grid"]["cells"][27:29] == [1, 0]  # d4 white, e4 black
 
 
+def test_json_answers_are_compact_and_unknown_fields_are_ignored(web: Web) -> None:
+    request = json.dumps({"config": OTHELLO, "comment": "from a newer client"}).encode()
+    status, _, raw = web.request("/meeple.v1.RulesService/NewGame", request, "application/json")
+    assert status == 200
+    assert b"\n " not in raw  # one line: no indentation
+    assert json.loads(raw)["view"]["scores"] == [2, 2]
+
+
+def test_a_malformed_json_request_gets_a_short_reason(web: Web) -> None:
+    """protobuf's JSON parser quotes the offending value whole; the error
+    quotes a prefix of its reason."""
+    for config in ({"rolit": {"players": "9" * 10_000}}, [1, 2, 3], {"kind": "X" * 10_000}):
+        status, body = web.call("RulesService/NewGame", {"config": config})
+        assert (status, body["code"]) == (400, "invalid_argument"), body
+        assert len(body["message"]) < 300, body["message"]
+    status, body = web.call("RulesService/NewGame", {"config": [1, 2, 3]})
+    assert body["message"].startswith("the request is not a valid NewGameRequest message: ")
+
+
 def test_a_unary_call_in_binary_protobuf(web: Web) -> None:
     request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_ROLIT))
     status, headers, body = web.request(
