@@ -45,7 +45,8 @@ class App:
     - Bots and AIService share the AI pool.
     - Coordination is in memory, or on Redis with ``redis_url``.
     - With ``web_port``, the same services speak the Connect protocol and
-      gRPC-Web on that HTTP port too, beside the web page.
+      gRPC-Web on that HTTP port too, beside the web page; pages of
+      ``web_origins`` may call them from a browser.
     """
 
     def __init__(
@@ -59,6 +60,7 @@ class App:
         bots: bool | None = None,
         redis_url: str | None = None,
         web_port: int | None = None,
+        web_origins: tuple[str, ...] = (),
     ) -> None:
         unknown = set(services) - set(SERVICE_NAMES)
         if unknown:
@@ -71,6 +73,7 @@ class App:
         self.metrics_port = metrics_port
         self.web_port = web_port  # the web page and Connect; None: no web port
         self.web: WebServer | None = None
+        self.web_origins = web_origins  # other pages' origins that may call (CORS)
         self.settings = settings or Settings()
         timeout = self.settings.bot_visibility_timeout
         if coordination is None and redis_url is not None:
@@ -116,7 +119,8 @@ class App:
             self.port = self.server.port
             await self.server.start()
         if self.web_port is not None:
-            self.web = WebServer(services, self.address.rsplit(":", 1)[0], self.web_port)
+            host = self.address.rsplit(":", 1)[0]
+            self.web = WebServer(services, host, self.web_port, origins=self.web_origins)
             await self.web.start()
             self.web_port = self.web.port
         if self.metrics_port is not None:

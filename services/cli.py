@@ -156,6 +156,28 @@ WorkersOption = Annotated[
 MetricsOption = Annotated[
     int, typer.Option(min=0, max=65535, envvar="MEEPLE_METRICS_PORT", help="Prometheus port.")
 ]
+
+
+def _origins(text: str | None) -> tuple[str, ...]:
+    from services.web.cors import parse_origins
+
+    try:
+        return parse_origins(text or "")
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--web-origins") from None
+
+
+WebOriginsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--web-origins",
+        envvar="MEEPLE_WEB_ORIGINS",
+        metavar="ORIGINS",
+        help="Origins of other pages that may call the services on the web port from a "
+        "browser (CORS): comma-separated, like https://games.example.com, or * for any "
+        "(default: none, only the web port's own page).",
+    ),
+]
 WEB_PORT_HELP = (
     "HTTP port of the web page and of the services over Connect and gRPC-Web (0: any free)"
 )
@@ -201,6 +223,7 @@ def up(
     web_port: Annotated[
         int, typer.Option(min=0, max=65535, envvar="MEEPLE_WEB_PORT", help=WEB_PORT_HELP + ".")
     ] = 8080,
+    web_origins: WebOriginsOption = None,
 ) -> None:
     """Runs every service and the bot runners in one process on one port,
     and the web page. Limits and lifetimes come from MEEPLE_* environment
@@ -218,6 +241,7 @@ def up(
             bots=True,
             redis_url=redis,
             web_port=web_port,
+            web_origins=_origins(web_origins),
         )
     )
 
@@ -239,6 +263,7 @@ def serve(
             min=0, max=65535, envvar="MEEPLE_WEB_PORT", help=WEB_PORT_HELP + "; default: none."
         ),
     ] = None,
+    web_origins: WebOriginsOption = None,
 ) -> None:
     """Runs some services on one port (with health and reflection). In
     memory, match also plays its bot seats; with Redis, `meeple worker`
@@ -262,6 +287,7 @@ def serve(
             bots=bots,
             redis_url=redis,
             web_port=web_port,
+            web_origins=_origins(web_origins),
         )
     )
 

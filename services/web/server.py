@@ -18,6 +18,7 @@ from hypercorn.config import Config
 
 from services.server import GRACE_SECONDS, Service
 from services.web.connect import connect_apps
+from services.web.cors import Cors
 
 STATIC = Path(__file__).parent / "static"
 CONTENT_TYPES = {
@@ -62,9 +63,15 @@ class WebApp:
     """An ASGI application: Connect paths go to their service, GET and HEAD
     of a page file return it, anything else is 404."""
 
-    def __init__(self, services: Sequence[Service], files: dict[str, tuple[bytes, str]]) -> None:
+    def __init__(
+        self,
+        services: Sequence[Service],
+        files: dict[str, tuple[bytes, str]],
+        origins: Sequence[str] = (),
+    ) -> None:
         self.services = connect_apps(list(services))
         self.files = files
+        self.cors = Cors(origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -77,7 +84,7 @@ class WebApp:
         path = scope["path"]
         for prefix, app in self.services.items():
             if path.startswith(prefix):
-                await app(scope, receive, send)
+                await self.call(app, scope, receive, send)
                 return
         found = self.files.get(path)
         if found is None or scope["method"] not in ("GET", "HEAD"):
@@ -85,6 +92,27 @@ class WebApp:
             return
         body, content_type = found
         await respond(send, 200, b"" if scope["method"] == "HEAD" else body, content_type)
+
+    async def call(self, app: Any, scope: Scope, receive: Receive, send: Send) -> None:
+        """A service call; from an allowed origin, with the CORS headers
+        (a preflight is answered here)."""
+        origin = self.cors.allowed(scope)
+        if origin is None:
+            await app(scope, receive, send)
+            return
+        if scope["method"] == "OPTIONS":
+            headers = [*self.cors.preflight(origin), (b"content-length", b"0")]
+            await send({"type": "http.response.start", "status": 204, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        exposing = self.cors.exposing(origin)
+
+        async def send_exposing(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *exposing]}
+            await send(message)
+
+        await app(scope, receive, send_exposing)
 
 
 async def respond(send: Send, status: int, body: bytes, content_type: str) -> None:
@@ -100,7 +128,8 @@ async def respond(send: Send, status: int, body: bytes, content_type: str) -> No
 
 class WebServer:
     """The web port on ``host:port`` (0: any free port; ``port`` is the
-    bound one after ``start``)."""
+    bound one after ``start``); ``origins`` may call the services from
+    pages of their own (CORS)."""
 
     def __init__(
         self,
@@ -108,8 +137,9 @@ class WebServer:
         host: str,
         port: int,
         files: dict[str, tuple[bytes, str]] | None = None,
+        origins: Sequence[str] = (),
     ) -> None:
-        self.app = WebApp(services, page_files() if files is None else files)
+        self.app = WebApp(services, page_files() if files is None else files, origins)
         self.host = host
         self.port = port
         self._stop = asyncio.Event()

@@ -18,13 +18,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 MEEPLE = Path(sys.executable).with_name("meeple")
 
 
-def start(*args: str) -> subprocess.Popen[str]:
+def start(*args: str, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [str(MEEPLE), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
+        env={"COLUMNS": "200", "PATH": str(MEEPLE.parent), **env},
     )
 
 
@@ -93,3 +93,37 @@ def test_meeple_serve_refuses_unknown_or_repeated_services() -> None:
         )
         assert result.returncode == 2
         assert "give each of rules, ai, match, matchmaking at most once" in result.stderr
+
+
+def test_web_origins_come_from_the_environment_and_bad_ones_are_refused() -> None:
+    games = "https://games.example.com"
+    process = start(
+        "serve", "rules", "--port", "0", "--metrics-port", "0", "--web-port", "0",
+        MEEPLE_WEB_ORIGINS=f"{games}, http://localhost:5173",
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        web = re.search(r"web page: (http://127\.0\.0\.1:\d+/)", process.stdout.readline())
+        assert web, "no web page address"
+        preflight = urllib.request.Request(
+            web.group(1) + "meeple.v1.RulesService/NewGame",
+            headers={"origin": games, "access-control-request-method": "POST"},
+            method="OPTIONS",
+        )
+        with urllib.request.urlopen(preflight, timeout=10) as answer:
+            assert answer.status == 204
+            assert answer.headers["access-control-allow-origin"] == games
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+    result = subprocess.run(
+        [str(MEEPLE), "up", "--web-origins", "games.example.com"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert "an origin is * or scheme://host[:port]" in result.stderr

@@ -18,6 +18,7 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 
 from services.settings import Settings
+from services.web.cors import parse_origins
 from services.web.server import WebServer, page_files
 from tests.services.conftest import Served
 
@@ -249,3 +250,69 @@ def test_watch_ticket_streams_the_assignment(web: Web) -> None:
         assigned = events[-1][1]["assigned"]
         assert assigned["matchId"]
         assert assigned["seats"][0]["seatToken"]
+
+
+def cross_origin(base: str, origin: str, method: str = "POST") -> tuple[int, dict[str, str]]:
+    """A browser's call to NewGame from a page of ``origin`` (or its
+    preflight, with OPTIONS): the status and the headers, lowercased."""
+    headers = {"origin": origin, "content-type": "application/json"}
+    if method == "OPTIONS":
+        headers["access-control-request-method"] = "POST"
+        headers["access-control-request-headers"] = "content-type,meeple-seat-token"
+    request = urllib.request.Request(
+        base + "/meeple.v1.RulesService/NewGame",
+        data=json.dumps({"config": OTHELLO}).encode() if method == "POST" else None,
+        headers=headers,
+        method=method,
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, {k.lower(): v for k, v in answer.headers.items()}
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}
+
+
+def test_pages_of_allowed_origins_may_call_and_no_others(serve: Callable[..., Served]) -> None:
+    games = "https://games.example.com"
+    served = serve(web_port=0, web_origins=(games, "http://localhost:5173"))
+    base = f"http://127.0.0.1:{served.app.web_port}"
+
+    status, headers = cross_origin(base, games, "OPTIONS")
+    assert status == 204
+    assert headers["access-control-allow-origin"] == games
+    assert headers["vary"] == "origin"
+    assert "POST" in headers["access-control-allow-methods"]
+    allowed = {h.strip() for h in headers["access-control-allow-headers"].split(",")}
+    assert {"content-type", "connect-protocol-version", "meeple-seat-token"} <= allowed
+    status, headers = cross_origin(base, games)
+    assert status == 200
+    assert headers["access-control-allow-origin"] == games
+    assert "grpc-status" in headers["access-control-expose-headers"]
+
+    # Another origin gets an answer its browser will not hand to the page.
+    for method in ("OPTIONS", "POST"):
+        status, headers = cross_origin(base, "https://evil.example.com", method)
+        assert "access-control-allow-origin" not in headers, method
+
+
+def test_no_origin_is_allowed_unless_configured_and_star_allows_any(
+    serve: Callable[..., Served], web: Web
+) -> None:
+    _, headers = cross_origin(web.base, "https://games.example.com")
+    assert "access-control-allow-origin" not in headers
+    served = serve(web_port=0, web_origins=("*",))
+    _, headers = cross_origin(f"http://127.0.0.1:{served.app.web_port}", "https://any.example")
+    assert headers["access-control-allow-origin"] == "*"
+    assert "origin" not in headers.get("vary", "").lower()  # the same answer for any
+
+
+def test_origins_are_scheme_host_and_port() -> None:
+    assert parse_origins(" https://a.example , http://localhost:5173/ ") == (
+        "https://a.example",
+        "http://localhost:5173",
+    )
+    assert parse_origins("*") == ("*",)
+    assert parse_origins("") == ()
+    for bad in ("a.example", "ftp://a.example", "https://a.example/play", "https://"):
+        with pytest.raises(ValueError, match="scheme://host"):
+            parse_origins(bad)

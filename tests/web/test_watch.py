@@ -7,7 +7,7 @@ import re
 
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Request, expect
 
 from services.web.server import WebServer
 from tests.web.conftest import Site
@@ -75,12 +75,13 @@ def test_a_finished_match_opens_with_its_result(page: Page, site: Site) -> None:
     for _ in site.client.watch(match_id):  # to its end
         pass
     deadlines: dict[str, str | None] = {}  # method: its connect-timeout-ms header
-    page.on(
-        "request",
-        lambda request: deadlines.setdefault(
+
+    def note_deadline(request: Request) -> None:
+        deadlines.setdefault(
             request.url.rsplit("/", 1)[-1], request.headers.get("connect-timeout-ms")
-        ),
-    )
+        )
+
+    page.on("request", note_deadline)
     answer = site.client.get(match_id)
     assert answer.match.status == ms.MATCH_STATUS_FINISHED
     page.goto(f"/#/watch/{match_id}")
