@@ -11,6 +11,7 @@ import struct
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -220,7 +221,10 @@ def test_only_the_page_files_are_served(tmp_path: Path) -> None:
         await server.stop(0.5)
         return answers
 
-    page, script, *refused = asyncio.run(scenario())
+    # In a thread of its own: the browser tests leave an event loop running in
+    # this one (Playwright's sync API).
+    with ThreadPoolExecutor(1) as thread:
+        page, script, *refused = thread.submit(asyncio.run, scenario()).result(timeout=30)
     assert page[0] == 200
     assert page[1]["content-type"] == "text/html; charset=utf-8"
     assert "default-src 'self'" in page[1]["content-security-policy"]
