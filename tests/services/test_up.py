@@ -28,6 +28,19 @@ def start(*args: str, **env: str) -> subprocess.Popen[str]:
     )
 
 
+def refused(*args: str) -> subprocess.CompletedProcess[str]:
+    """A command line that must be refused as a usage error (exit 2)."""
+    result = subprocess.run(
+        [str(MEEPLE), *args],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
+        timeout=30,
+    )
+    assert result.returncode == 2, result.stderr
+    return result
+
+
 def test_meeple_up_serves_and_stops_on_sigterm() -> None:
     process = start("up", "--port", "0", "--metrics-port", "0", "--web-port", "0")
     try:
@@ -84,14 +97,7 @@ def test_meeple_serve_runs_several_services_on_one_port() -> None:
 
 def test_meeple_serve_refuses_unknown_or_repeated_services() -> None:
     for services in (["chess"], ["rules", "rules"]):
-        result = subprocess.run(
-            [str(MEEPLE), "serve", *services],
-            capture_output=True,
-            text=True,
-            env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
-            timeout=30,
-        )
-        assert result.returncode == 2
+        result = refused("serve", *services)
         assert "give each of rules, ai, match, matchmaking at most once" in result.stderr
 
 
@@ -118,12 +124,5 @@ def test_web_origins_come_from_the_environment_and_bad_ones_are_refused() -> Non
         assert process.wait(timeout=30) == 0
     finally:
         process.kill()
-    result = subprocess.run(
-        [str(MEEPLE), "up", "--web-origins", "games.example.com"],
-        capture_output=True,
-        text=True,
-        env={"COLUMNS": "200", "PATH": str(MEEPLE.parent)},
-        timeout=30,
-    )
-    assert result.returncode == 2
+    result = refused("up", "--web-origins", "games.example.com")
     assert "an origin is * or scheme://host[:port]" in result.stderr
