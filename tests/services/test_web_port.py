@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from meeple.v1 import game_pb2 as pb
+from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import rules_service_pb2 as rules
 
 from services.settings import Settings
@@ -184,6 +185,45 @@ def test_grpc_web_unary(web: Web) -> None:
     assert (message_flags, trailer_flags) == (0, TRAILERS)
     assert rules.NewGameResponse.FromString(message).view.scores == [2, 2]
     assert b"grpc-status:0" in trailers.replace(b" ", b"")
+
+
+def test_grpc_web_streams_watch_match_and_ends_with_its_status(web: Web) -> None:
+    bots = [ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")] * 2
+    created = ms.CreateMatchRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO), seats=bots)
+    status, _, body = web.request(
+        "/meeple.v1.MatchService/CreateMatch",
+        envelop(0, created.SerializeToString()),
+        "application/grpc-web+proto",
+    )
+    [(_, message), _] = list(unenvelop(body))
+    match_id = ms.CreateMatchResponse.FromString(message).match.match_id
+    watch = ms.WatchMatchRequest(match_id=match_id)
+    status, _, body = web.request(
+        "/meeple.v1.MatchService/WatchMatch",
+        envelop(0, watch.SerializeToString()),
+        "application/grpc-web+proto",
+    )
+    assert status == 200
+    *messages, (trailer_flags, trailers) = list(unenvelop(body))
+    assert trailer_flags == TRAILERS
+    assert b"grpc-status:0" in trailers.replace(b" ", b"")
+    events = [ms.WatchMatchResponse.FromString(data) for flags, data in messages if flags == 0]
+    assert len(events) == len(messages)
+    assert events[0].WhichOneof("event") == "snapshot"
+    assert events[-1].WhichOneof("event") == "ended"
+    plies = [e.ply for e in events if e.WhichOneof("event") == "action"]
+    assert plies == list(range(len(plies)))
+
+    # A stream that fails ends with the status in its trailers.
+    status, _, body = web.request(
+        "/meeple.v1.MatchService/WatchMatch",
+        envelop(0, ms.WatchMatchRequest(match_id="nope").SerializeToString()),
+        "application/grpc-web+proto",
+    )
+    assert status == 200
+    [(trailer_flags, trailers)] = list(unenvelop(body))
+    assert trailer_flags == TRAILERS
+    assert b"grpc-status:5" in trailers.replace(b" ", b"")  # NOT_FOUND
 
 
 def test_the_rate_limit_is_shared_with_the_grpc_port(serve: Callable[..., Served]) -> None:
