@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 
+class TicketExists(ValueError):
+    """A ticket of that id is stored already (a retry, or a reused request id)."""
+
+
 class Status(enum.IntEnum):
     """A ticket's state (the values of meeple.v1.TicketStatus)."""
 
@@ -94,7 +98,9 @@ class Claim:
 class MatchmakingStore(Protocol):
     """Tickets, leases and ratings (see the module's docstring)."""
 
-    async def create_ticket(self, ticket: TicketRecord) -> None: ...
+    async def create_ticket(self, ticket: TicketRecord) -> None:
+        """Stores a new ticket, queued; TicketExists if its id is taken."""
+        ...
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None: ...
 

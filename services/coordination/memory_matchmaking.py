@@ -18,6 +18,7 @@ from services.coordination.matchmaking import (
     PlayerRating,
     ResultJob,
     Status,
+    TicketExists,
     TicketRecord,
 )
 
@@ -59,7 +60,7 @@ class MemoryMatchmaking:
     async def create_ticket(self, ticket: TicketRecord) -> None:
         self._forget_ended()
         if ticket.ticket_id in self._tickets:
-            raise ValueError(f"ticket {ticket.ticket_id} exists already")
+            raise TicketExists(f"ticket {ticket.ticket_id} exists already")
         self._tickets[ticket.ticket_id] = copy.deepcopy(ticket)
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:

@@ -36,6 +36,7 @@ from services.coordination.matchmaking import (
     PlayerRating,
     ResultJob,
     Status,
+    TicketExists,
     TicketRecord,
 )
 from services.coordination.redis_client import unavailable_on_connection_errors
@@ -272,7 +273,7 @@ class RedisMatchmaking:
             self.client.sadd(QUEUES, ticket.queue),
         )
         if not created:
-            raise ValueError(f"ticket {ticket.ticket_id} exists already")
+            raise TicketExists(f"ticket {ticket.ticket_id} exists already")
 
     @unavailable_on_connection_errors
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:

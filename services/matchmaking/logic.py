@@ -12,10 +12,12 @@ rated match and updates its players' ratings once.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import socket
 import statistics
@@ -36,6 +38,7 @@ from services.coordination.matchmaking import (
     PlayerRating,
     ResultJob,
     Status,
+    TicketExists,
     TicketRecord,
 )
 from services.errors import BadRequest, NotFound, PermissionDenied, Unauthenticated
@@ -56,6 +59,7 @@ from services.settings import Settings
 TICKET_TOKEN_METADATA = "meeple-ticket-token"
 MAX_PLAYER_ID_CHARS = 64
 MAX_TICKET_ID_CHARS = 128
+REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 COMMIT_WAIT_SECONDS = 0.02  # a rated result may be read just before its match's write lands
 COMMIT_WAITS = 50
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
@@ -161,10 +165,13 @@ async def create_ticket(
     players = list(request.player_ids)
     stored = await maker.store.ratings(game.name, players)
     rating = statistics.fmean(stored[p].mu if p in stored else new_rating(p).mu for p in players)
-    token = secrets.token_urlsafe(32)
+    if request.request_id:
+        ticket_id, token = retry_identity(queue, request.request_id)
+    else:
+        ticket_id, token = f"{queue}.{secrets.token_hex(8)}", secrets.token_urlsafe(32)
     now = maker.now_ms()
     ticket = TicketRecord(
-        ticket_id=f"{queue}.{secrets.token_hex(8)}",
+        ticket_id=ticket_id,
         queue=queue,
         token_hash=token_hash(token),
         game=game.name,
@@ -177,8 +184,33 @@ async def create_ticket(
         expires_ms=now + max_wait_ms,
         seen_ms=now,
     )
-    await maker.store.create_ticket(ticket)
+    try:
+        await maker.store.create_ticket(ticket)
+    except TicketExists:
+        # A retry: of this request (its request_id), or of the store's own
+        # write whose answer was lost. The ticket as it is now.
+        ticket = await retried_ticket(maker, ticket)
     return mm.CreateTicketResponse(ticket=ticket_message(ticket, now), ticket_token=token)
+
+
+def retry_identity(queue: str, request_id: str) -> tuple[str, str]:
+    """The ticket id and token a request_id stands for: the same in every
+    retry, and unguessable without it."""
+    if not REQUEST_ID.fullmatch(request_id):
+        raise BadRequest("request_id: 16 to 64 letters, digits, '-' or '_' (random, per ticket)")
+    digest = hashlib.sha256(f"meeple-ticket:{request_id}".encode()).digest()
+    token = base64.urlsafe_b64encode(hashlib.sha256(b"token:" + digest).digest())
+    return f"{queue}.{digest[:8].hex()}", token.rstrip(b"=").decode()
+
+
+async def retried_ticket(maker: Matchmaker, ticket: TicketRecord) -> TicketRecord:
+    stored = await maker.store.load_ticket(ticket.ticket_id)
+    if stored is None:  # it ended and was dropped just now: a new one
+        await maker.store.create_ticket(ticket)
+        return ticket
+    if stored.token_hash != ticket.token_hash or stored.player_ids != ticket.player_ids:
+        raise BadRequest("request_id: another ticket's; make a new one for each ticket")
+    return stored
 
 
 def ticket_message(ticket: TicketRecord, now_ms: int) -> mm.Ticket:

@@ -65,7 +65,12 @@ def create_tickets(
         for index in range(offset, count, threads):
             config = QUEUES[index % len(QUEUES)]
             request = mm.CreateTicketRequest(
-                config=config, player_ids=[f"p{index}"], seat_counts=[2]
+                config=config,
+                player_ids=[f"p{index}"],
+                seat_counts=[2],
+                # A retry on the other replica after a lost answer (the
+                # killed one may have stored the ticket) gets the same ticket.
+                request_id=f"ticket-{index:06d}-of-this-run",
             )
             answer = call(stubs, index, lambda s, r=request: s.CreateTicket(r))
             with lock:

@@ -210,6 +210,37 @@ def test_ratings_change_once_per_finished_match(matchmaking: Callable[..., Stubs
     assert (newcomer.mu, newcomer.matches) == (pytest.approx(25.0), 0)
 
 
+def test_a_retried_ticket_request_returns_the_same_ticket_and_token(
+    matchmaking: Callable[..., Stubs],
+) -> None:
+    """The answer of a CreateTicket may be lost after the ticket was stored;
+    a retry with the same request_id must not queue the party twice."""
+    stubs = matchmaking()
+    first = ticket(stubs, OTHELLO, ["ann"], request_id="ann-retry-0123456789")
+    again = ticket(stubs, OTHELLO, ["ann"], request_id="ann-retry-0123456789")
+    assert again.ticket.ticket_id == first.ticket.ticket_id
+    assert again.ticket_token == first.ticket_token
+    assert again.ticket.status == mm.TICKET_STATUS_QUEUED
+    # Another player's ticket pairs with ann's one ticket; nothing is left over.
+    bo = ticket(stubs, OTHELLO, ["bo"], request_id="bo-retry-0123456789a")
+    assigned = watch(stubs, again)[-1].assigned
+    assert watch(stubs, bo)[-1].assigned.match_id == assigned.match_id
+    # A retry once it is assigned returns it assigned, with ann's seat token.
+    late = ticket(stubs, OTHELLO, ["ann"], request_id="ann-retry-0123456789")
+    assert late.ticket.status == mm.TICKET_STATUS_ASSIGNED
+    assert late.ticket.assignment == assigned
+    # The same request_id for another party is refused, and changes nothing.
+    code, details = code_of(
+        lambda: ticket(stubs, OTHELLO, ["cy"], request_id="ann-retry-0123456789")
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "request_id: another ticket's" in details
+    # Request ids are per ticket: another one queues another ticket.
+    other = ticket(stubs, OTHELLO, ["ann"], request_id="ann-second-ticket-01")
+    assert other.ticket.ticket_id != first.ticket.ticket_id
+    assert other.ticket_token != first.ticket_token
+
+
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
@@ -228,6 +259,8 @@ def test_ratings_change_once_per_finished_match(matchmaking: Callable[..., Stubs
             "first_seat",
         ),
         ({"config": OTHELLO, "max_wait": Duration(seconds=3600)}, "max_wait"),
+        ({"config": OTHELLO, "request_id": "short"}, "request_id: 16 to 64"),
+        ({"config": OTHELLO, "request_id": "not/a-random-string!"}, "request_id: 16 to 64"),
     ],
 )
 def test_bad_tickets_are_invalid_argument(

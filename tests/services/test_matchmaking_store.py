@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from services.coordination import MemoryCoordination, Store
-from services.coordination.matchmaking import Applied, PlayerRating, Status, TicketRecord
+from services.coordination.matchmaking import (
+    Applied,
+    PlayerRating,
+    Status,
+    TicketExists,
+    TicketRecord,
+)
 from services.coordination.memory import wall_ms
 from services.coordination.redis import RedisCoordination
 
@@ -68,15 +74,21 @@ def run(coroutine: Any) -> Any:
 def test_tickets_are_queued_oldest_first(make_store: StoreFactory) -> None:
     async def scenario() -> None:
         store = await make_store()
-        await store.create_ticket(ticket("b", created_ms=wall_ms() + 5))
-        await store.create_ticket(ticket("a"))
+        # b is stored first but is the younger (by a second: a slow store
+        # must not reorder them).
+        now = wall_ms()
+        await store.create_ticket(ticket("b", created_ms=now))
+        await store.create_ticket(ticket("a", created_ms=now - 1_000))
         assert await store.queues() == [QUEUE]
         assert [t.ticket_id for t in await store.queued(QUEUE)] == [f"{QUEUE}.a", f"{QUEUE}.b"]
         loaded = await store.load_ticket(f"{QUEUE}.a")
         assert loaded is not None
         assert (loaded.player_ids, loaded.status, loaded.claim) == (["a"], Status.QUEUED, 0)
-        with pytest.raises(ValueError, match="exists"):
-            await store.create_ticket(ticket("a"))
+        with pytest.raises(TicketExists, match="exists"):  # and the first stays as it was
+            await store.create_ticket(ticket("a", player_ids=["someone else"]))
+        again = await store.load_ticket(f"{QUEUE}.a")
+        assert again is not None
+        assert again.player_ids == ["a"]
 
     run(scenario())
 
