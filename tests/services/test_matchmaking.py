@@ -120,8 +120,10 @@ def test_a_rolit_table_of_four_keeps_the_party_together(
     matchmaking: Callable[..., Stubs],
 ) -> None:
     stubs = matchmaking()
-    party = ticket(stubs, ROLIT, ["p1", "p2"])  # any table size
+    # The singles first: alone, the party (any table size) fills a table of
+    # two at once, so it must find the singles waiting.
     singles = [ticket(stubs, ROLIT, [name], seat_counts=[4]) for name in ("s1", "s2")]
+    party = ticket(stubs, ROLIT, ["p1", "p2"])
     assignments = [watch(stubs, t)[-1].assigned for t in (party, *singles)]
     assert len({a.match_id for a in assignments}) == 1
     assert [s.player_id for s in assignments[0].seats] == ["p1", "p2"]
