@@ -33,6 +33,14 @@ def metric(served: Served, sample: str) -> float:
     return 0.0
 
 
+def wait_for_metric(served: Served, sample: str, value: float, seconds: float = 5.0) -> None:
+    """Until ``sample`` reads ``value`` (the queue gauges are sampled every second)."""
+    deadline = time.monotonic() + seconds
+    while (read := metric(served, sample)) != value:
+        assert time.monotonic() < deadline, f"{sample} read {read}, not {value}, for {seconds} s"
+        time.sleep(0.05)
+
+
 def test_a_failing_bot_turn_is_dead_lettered_and_the_fallback_plays(
     serve: Callable[..., Served],
 ) -> None:
@@ -63,25 +71,28 @@ def test_waiting_bot_turns_show_in_the_queue_depth(serve: Callable[..., Served])
     served = serve(workers=1)
     record = pb.GameRecord(config=OTHELLO)
     hint = ai.SuggestActionRequest(record=record, bot_spec="mcts:time=3")
-    busy = ai_grpc.AIServiceStub(served.channel).SuggestAction.future(hint, timeout=10)
-    time.sleep(0.3)  # the only worker thinks about the hint
+    # Two hints of 3 s: once the gauge shows one waiting, the only worker is
+    # surely thinking about the other (on a loaded machine a sleep would not
+    # make sure of it, and the calls may reach the server in either order).
+    hints = [
+        ai_grpc.AIServiceStub(served.channel).SuggestAction.future(hint, timeout=15)
+        for _ in range(2)
+    ]
+    wait_for_metric(served, 'meeple_ai_queue_depth{kind="hint"}', 1.0)
     age = 'meeple_ai_job_age_seconds_sum{kind="bot_seat"}'
     waited_before = metric(served, age)
     matches = ms_grpc.MatchServiceStub(served.channel)
     matches.CreateMatch(ms.CreateMatchRequest(config=OTHELLO, seats=[bot("greedy")] * 2))
-    depth = 0.0
-    for _ in range(30):
-        depth = metric(served, 'meeple_ai_queue_depth{kind="bot_seat"}')
-        if depth:
-            break
-        time.sleep(0.1)
-    assert depth == 1.0
-    busy.result()
+    wait_for_metric(served, 'meeple_ai_queue_depth{kind="bot_seat"}', 1.0)
+    for call in hints:
+        call.result()
     for _ in range(50):
         if metric(served, age) > waited_before:
             break
         time.sleep(0.1)
-    assert metric(served, age) - waited_before > 2.0  # the first bot turn waited for the hint
+    # The first bot turn waited for the running hint (and went before the
+    # waiting one: bot seats first).
+    assert metric(served, age) - waited_before > 1.0
 
 
 def test_an_abandoned_hint_does_not_hold_up_bot_seats(serve: Callable[..., Served]) -> None:
