@@ -75,7 +75,8 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   const invite = el("div", { class: "invite" });
   const seats = el("ul", { class: "seats", "aria-label": "Players" });
   const turnPanel = el("section", { class: "turn", "aria-label": "Your turn" });
-  const log = el("ol", { class: "log", reversed: true });
+  // It scrolls once it is long: a tab stop of its own, so keys scroll it too.
+  const log = el("ol", { class: "log", reversed: true, tabindex: 0, "aria-label": "Moves" });
   const speed = select(
     "playback",
     [
