@@ -14,10 +14,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import grpc
 import pytest
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import rules_service_pb2 as rules
+from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 from services.settings import Settings
 from services.web.cors import parse_origins
@@ -224,6 +226,20 @@ def test_grpc_web_streams_watch_match_and_ends_with_its_status(web: Web) -> None
     [(trailer_flags, trailers)] = list(unenvelop(body))
     assert trailer_flags == TRAILERS
     assert b"grpc-status:5" in trailers.replace(b" ", b"")  # NOT_FOUND
+
+
+def test_the_web_port_speaks_grpc_over_http2_too(web: Web) -> None:
+    """connectrpc's third protocol, for clients that reach only the web
+    port (behind an HTTP/2 ingress): a grpcio channel calls it."""
+    port = web.base.rsplit(":", 1)[1]
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = rules_grpc.RulesServiceStub(channel)
+        request = rules.NewGameRequest(config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO))
+        assert list(stub.NewGame(request, timeout=10).view.scores) == [2, 2]
+        with pytest.raises(grpc.RpcError) as info:
+            stub.NewGame(rules.NewGameRequest(config=pb.GameConfig()), timeout=10)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "config.kind" in (info.value.details() or "")
 
 
 def test_the_rate_limit_is_shared_with_the_grpc_port(serve: Callable[..., Served]) -> None:
