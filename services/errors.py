@@ -23,6 +23,11 @@ def quoted(text: object, limit: int = QUOTE_CHARS) -> str:
     return repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending in "..." when cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class BadRequest(ValueError):
     """A malformed request: the client must change it (INVALID_ARGUMENT)."""
 

@@ -21,7 +21,7 @@ from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.errors import BadRequest, status_of
+from services.errors import BadRequest, clipped, status_of
 from services.limits import RateLimiter, client_of
 from services.metrics import RPC_HANDLED, RPC_SECONDS
 
@@ -95,9 +95,7 @@ async def abort(context: Context, outcome: Outcome, method: Any, error: Exceptio
         log.error("%s failed", method.__qualname__, exc_info=error)
         code, details = grpc.StatusCode.INTERNAL, "internal error"
     else:
-        details = str(error)
-        if len(details) > MAX_DETAILS_CHARS:  # a message must fit in the trailers
-            details = details[: MAX_DETAILS_CHARS - 3] + "..."
+        details = clipped(str(error), MAX_DETAILS_CHARS)  # it must fit in the trailers
     outcome.code = code
     await context.abort(code, details)
 

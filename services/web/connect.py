@@ -24,6 +24,7 @@ from google.protobuf.json_format import MessageToJson, Parse, ParseError
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
+from services.errors import clipped
 from services.server import MAX_MESSAGE_BYTES, Service
 
 # gRPC's codes as Connect's (they differ only in spelling).
@@ -55,9 +56,7 @@ class CompactJSONCodec(Codec[Message, Any]):
         try:
             return Parse(bytes(data), message, ignore_unknown_fields=True)
         except (ParseError, ValueError, TypeError) as error:
-            reason = str(error)
-            if len(reason) > JSON_REASON_CHARS:
-                reason = reason[: JSON_REASON_CHARS - 3] + "..."
+            reason = clipped(str(error), JSON_REASON_CHARS)
             name = message.DESCRIPTOR.name
             raise ConnectError(
                 Code.INVALID_ARGUMENT, f"the request is not a valid {name} message: {reason}"
