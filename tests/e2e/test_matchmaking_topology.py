@@ -13,6 +13,7 @@ from contextlib import ExitStack
 
 import grpc
 import pytest
+import redis
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
@@ -147,6 +148,11 @@ def test_a_matchmaker_killed_mid_run_loses_no_ticket(
     time.sleep(0.5)
     replicas[0].kill()  # kill -9, leases and claims and all
     creator.join(timeout=120)
+    # A CreateTicket whose answer died with the replica was retried on the
+    # other with its request_id: no party is queued twice.
+    with redis.Redis.from_url(redis_server.url) as store:
+        stored = [k for k in store.scan_iter("{q:*}:t:*") if not k.endswith(b":x")]
+    assert len(stored) == len(created) == 600
     last = outcomes(stubs, created)
     check_once(created, last)
     # The matches exist in the shared store, as any match service sees them.
