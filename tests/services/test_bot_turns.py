@@ -17,6 +17,7 @@ from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.settings import Settings
+from tests.e2e.processes import Meeple
 from tests.services.conftest import Served
 
 OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
@@ -26,17 +27,17 @@ def bot(spec: str) -> ms.SeatConfig:
     return ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=spec)
 
 
-def metric(served: Served, sample: str) -> float:
-    for line in urlopen(served.metrics_url, timeout=10).read().decode().splitlines():
+def metric(metrics_url: str, sample: str) -> float:
+    for line in urlopen(metrics_url, timeout=10).read().decode().splitlines():
         if line.startswith(sample + " "):
             return float(line.split()[-1])
     return 0.0
 
 
-def wait_for_metric(served: Served, sample: str, value: float, seconds: float = 5.0) -> None:
+def wait_for_metric(metrics_url: str, sample: str, value: float, seconds: float = 5.0) -> None:
     """Until ``sample`` reads ``value`` (the queue gauges are sampled every second)."""
     deadline = time.monotonic() + seconds
-    while (read := metric(served, sample)) != value:
+    while (read := metric(metrics_url, sample)) != value:
         assert time.monotonic() < deadline, f"{sample} read {read}, not {value}, for {seconds} s"
         time.sleep(0.05)
 
@@ -48,7 +49,7 @@ def test_a_failing_bot_turn_is_dead_lettered_and_the_fallback_plays(
     turn is given up and a random legal move plays it, so the match goes on."""
     served = serve(Settings(ai_max_think_seconds=0.3, bot_attempts=2), workers=1)
     matches = ms_grpc.MatchServiceStub(served.channel)
-    before = metric(served, 'meeple_ai_dead_letters_total{game="othello"}')
+    before = metric(served.metrics_url, 'meeple_ai_dead_letters_total{game="othello"}')
     match = matches.CreateMatch(
         ms.CreateMatchRequest(config=OTHELLO, seats=[bot("mcts:time=5"), bot("mcts:time=5")])
     ).match
@@ -64,35 +65,45 @@ def test_a_failing_bot_turn_is_dead_lettered_and_the_fallback_plays(
     letters = served.run(served.app.coordination.dead_letters())
     assert [letter.job.ply for letter in letters[:2]] == [0, 1]
     assert "at most 0.3 s" in letters[0].reason
-    assert metric(served, 'meeple_ai_dead_letters_total{game="othello"}') >= before + 2
+    assert metric(served.metrics_url, 'meeple_ai_dead_letters_total{game="othello"}') >= before + 2
 
 
-def test_waiting_bot_turns_show_in_the_queue_depth(serve: Callable[..., Served]) -> None:
-    served = serve(workers=1)
+def test_waiting_bot_turns_show_in_the_queue_depth() -> None:
+    """In a process of its own: the gauges are the process's, and any other
+    server alive in this one would write its own zeros into them."""
+    up = Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", "--workers", "1")
+    try:
+        metrics_url = up.wait_for(r"metrics: (http://\S+/metrics)", 10).group(1)
+        with grpc.insecure_channel(up.address) as channel:
+            check_queue_depth(channel, metrics_url)
+    finally:
+        up.stop()
+
+
+def check_queue_depth(channel: grpc.Channel, metrics_url: str) -> None:
     record = pb.GameRecord(config=OTHELLO)
     hint = ai.SuggestActionRequest(record=record, bot_spec="mcts:time=3")
     # Two hints of 3 s: once the gauge shows one waiting, the only worker is
     # surely thinking about the other (on a loaded machine a sleep would not
     # make sure of it, and the calls may reach the server in either order).
     hints = [
-        ai_grpc.AIServiceStub(served.channel).SuggestAction.future(hint, timeout=15)
-        for _ in range(2)
+        ai_grpc.AIServiceStub(channel).SuggestAction.future(hint, timeout=15) for _ in range(2)
     ]
-    wait_for_metric(served, 'meeple_ai_queue_depth{kind="hint"}', 1.0)
+    wait_for_metric(metrics_url, 'meeple_ai_queue_depth{kind="hint"}', 1.0)
     age = 'meeple_ai_job_age_seconds_sum{kind="bot_seat"}'
-    waited_before = metric(served, age)
-    matches = ms_grpc.MatchServiceStub(served.channel)
+    waited_before = metric(metrics_url, age)
+    matches = ms_grpc.MatchServiceStub(channel)
     matches.CreateMatch(ms.CreateMatchRequest(config=OTHELLO, seats=[bot("greedy")] * 2))
-    wait_for_metric(served, 'meeple_ai_queue_depth{kind="bot_seat"}', 1.0)
+    wait_for_metric(metrics_url, 'meeple_ai_queue_depth{kind="bot_seat"}', 1.0)
     for call in hints:
         call.result()
     for _ in range(50):
-        if metric(served, age) > waited_before:
+        if metric(metrics_url, age) > waited_before:
             break
         time.sleep(0.1)
     # The first bot turn waited for the running hint (and went before the
     # waiting one: bot seats first).
-    assert metric(served, age) - waited_before > 1.0
+    assert metric(metrics_url, age) - waited_before > 1.0
 
 
 def test_an_abandoned_hint_does_not_hold_up_bot_seats(serve: Callable[..., Served]) -> None:
