@@ -32,6 +32,18 @@ END_STREAM = 0x02  # Connect: the end-of-stream message
 TRAILERS = 0x80  # gRPC-Web: the trailers frame
 
 
+def fetch(
+    url: str, body: bytes | None = None, headers: dict[str, str] | None = None, method: str = "GET"
+) -> tuple[int, dict[str, str], bytes]:
+    """The status, the headers (names lowercased) and the body of any answer."""
+    request = urllib.request.Request(url, data=body, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, {k.lower(): v for k, v in answer.headers.items()}, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+
+
 class Web:
     def __init__(self, served: Served) -> None:
         self.base = f"http://127.0.0.1:{served.app.web_port}"
@@ -39,16 +51,8 @@ class Web:
     def request(
         self, path: str, body: bytes, content_type: str, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
-        request = urllib.request.Request(
-            self.base + path,
-            data=body,
-            headers={"content-type": content_type, **(headers or {})},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=10) as answer:
-                return answer.status, dict(answer.headers), answer.read()
-        except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), error.read()
+        headers = {"content-type": content_type, **(headers or {})}
+        return fetch(self.base + path, body, headers, "POST")
 
     def call(self, method: str, message: dict, **headers: str) -> tuple[int, dict]:  # type: ignore[type-arg]
         """A Connect unary call in JSON: the HTTP status and the JSON body."""
@@ -260,18 +264,8 @@ def test_only_the_page_files_are_served(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, str], bytes]]:
         server = WebServer([], "127.0.0.1", 0, files)
         await server.start()
-        web = Web.__new__(Web)
-        web.base = f"http://127.0.0.1:{server.port}"
-
-        def get(path: str) -> tuple[int, dict[str, str], bytes]:
-            try:
-                with urllib.request.urlopen(web.base + path, timeout=5) as answer:
-                    return answer.status, dict(answer.headers), answer.read()
-            except urllib.error.HTTPError as error:
-                return error.code, dict(error.headers), b""
-
         answers = [
-            await asyncio.to_thread(get, path)
+            await asyncio.to_thread(fetch, f"http://127.0.0.1:{server.port}{path}")
             for path in ("/", "/app.js", "/notes.txt", "/../index.html", "/%2e%2e/etc/passwd")
         ]
         await server.stop(0.5)
@@ -319,17 +313,11 @@ def cross_origin(base: str, origin: str, method: str = "POST") -> tuple[int, dic
     if method == "OPTIONS":
         headers["access-control-request-method"] = "POST"
         headers["access-control-request-headers"] = "content-type,meeple-seat-token"
-    request = urllib.request.Request(
-        base + "/meeple.v1.RulesService/NewGame",
-        data=json.dumps({"config": OTHELLO}).encode() if method == "POST" else None,
-        headers=headers,
-        method=method,
+    body = json.dumps({"config": OTHELLO}).encode() if method == "POST" else None
+    status, answer_headers, _ = fetch(
+        base + "/meeple.v1.RulesService/NewGame", body, headers, method
     )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, {k.lower(): v for k, v in answer.headers.items()}
-    except urllib.error.HTTPError as error:
-        return error.code, {k.lower(): v for k, v in error.headers.items()}
+    return status, answer_headers
 
 
 def test_pages_of_allowed_origins_may_call_and_no_others(serve: Callable[..., Served]) -> None:
