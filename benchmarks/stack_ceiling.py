@@ -19,6 +19,7 @@ import asyncio
 import random
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
@@ -117,21 +118,33 @@ async def submit_rate(address: str, in_flight: int, seconds: float) -> float:
         stub = ms_grpc.MatchServiceStub(channel)
         # Enough games for the run: a worker plays 60 moves a game.
         matches = await make_matches(stub, in_flight * 4 + int(seconds * 40), seed=in_flight)
-        done = 0
-        stop = time.perf_counter() + seconds
 
-        async def worker() -> None:
-            nonlocal done
-            while time.perf_counter() < stop and matches:
-                match = matches.pop()
-                while time.perf_counter() < stop and (step := match.next_request()):
-                    request, token = step
-                    await stub.SubmitAction(request, metadata=((TOKEN, token),))
-                    done += 1
+        async def submit(request: ms.SubmitActionRequest, token: str) -> None:
+            await stub.SubmitAction(request, metadata=((TOKEN, token),))
 
-        began = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(in_flight)))
-        return done / (time.perf_counter() - began)
+        return await play([submit] * in_flight, matches, seconds)
+
+
+Submit = Callable[[ms.SubmitActionRequest, str], Awaitable[None]]
+
+
+async def play(submitters: list[Submit], matches: list[Match], seconds: float) -> float:
+    """SubmitAction calls per second, each submitter playing one match after
+    another until ``seconds`` pass or the matches run out."""
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker(submit: Submit) -> None:
+        nonlocal done
+        while time.perf_counter() < stop and matches:
+            match = matches.pop()
+            while time.perf_counter() < stop and (step := match.next_request()):
+                await submit(*step)
+                done += 1
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker(submit) for submit in submitters))
+    return done / (time.perf_counter() - began)
 
 
 async def echo_rate(address: str, in_flight: int, seconds: float) -> float:

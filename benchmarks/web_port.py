@@ -18,8 +18,6 @@ import argparse
 import asyncio
 import json
 import sys
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
@@ -29,11 +27,10 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.stack_ceiling import SETTINGS, TOKEN, Match, make_matches
+from benchmarks.stack_ceiling import SETTINGS, TOKEN, Submit, make_matches, play, submit_rate
 from tests.e2e.processes import Meeple
 
 PATH = "/meeple.v1.MatchService/SubmitAction"
-Submit = Callable[[ms.SubmitActionRequest, str], Awaitable[None]]
 
 
 class Http1:
@@ -89,34 +86,12 @@ class Http1:
         self.reader = self.writer = None
 
 
-async def play(submitters: list[Submit], matches: list[Match], seconds: float) -> float:
-    """Calls per second, each submitter playing one match after another."""
-    done = 0
-    stop = time.perf_counter() + seconds
-
-    async def worker(submit: Submit) -> None:
-        nonlocal done
-        while time.perf_counter() < stop and matches:
-            match = matches.pop()
-            while time.perf_counter() < stop and (step := match.next_request()):
-                await submit(*step)
-                done += 1
-
-    began = time.perf_counter()
-    await asyncio.gather(*(worker(submit) for submit in submitters))
-    return done / (time.perf_counter() - began)
-
-
 async def rate(address: str, web: str, way: str, in_flight: int, seconds: float) -> float:
+    if way == "gRPC":
+        return await submit_rate(address, in_flight, seconds)
     async with grpc.aio.insecure_channel(address) as channel:
         stub = ms_grpc.MatchServiceStub(channel)
         matches = await make_matches(stub, in_flight * 4 + int(seconds * 40), seed=in_flight)
-        if way == "gRPC":
-
-            async def over_grpc(request: ms.SubmitActionRequest, token: str) -> None:
-                await stub.SubmitAction(request, metadata=((TOKEN, token),))
-
-            return await play([over_grpc] * in_flight, matches, seconds)
         host, port = web.rsplit(":", 1)
         connections = [Http1(host, int(port)) for _ in range(in_flight)]
         submitters = [connect_submitter(connection, way) for connection in connections]
