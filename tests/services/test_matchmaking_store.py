@@ -67,6 +67,13 @@ def ticket(name: str, **fields: Any) -> TicketRecord:
     return dataclasses.replace(record, **fields)
 
 
+async def queue_tickets(store: Store, names: str) -> list[str]:
+    """A ticket per name, queued; their ids."""
+    for name in names:
+        await store.create_ticket(ticket(name))
+    return [f"{QUEUE}.{name}" for name in names]
+
+
 def run(coroutine: Any) -> Any:
     return asyncio.run(coroutine)
 
@@ -96,9 +103,7 @@ def test_tickets_are_queued_oldest_first(make_store: StoreFactory) -> None:
 def test_a_claimed_ticket_is_assigned_once(make_store: StoreFactory) -> None:
     async def scenario() -> None:
         store = await make_store()
-        for name in "ab":
-            await store.create_ticket(ticket(name))
-        ids = [f"{QUEUE}.a", f"{QUEUE}.b"]
+        ids = await queue_tickets(store, "ab")
         fence = await store.acquire_lease(QUEUE, "one", 5.0)
         assert fence is not None
         assert await store.acquire_lease(QUEUE, "two", 5.0) is None  # one holder at a time
@@ -125,9 +130,7 @@ def test_a_ticket_cancelled_while_its_table_forms_is_never_assigned(
 ) -> None:
     async def scenario() -> None:
         store = await make_store()
-        for name in "ab":
-            await store.create_ticket(ticket(name))
-        ids = [f"{QUEUE}.a", f"{QUEUE}.b"]
+        ids = await queue_tickets(store, "ab")
         fence = await store.acquire_lease(QUEUE, "one", 5.0)
         assert fence is not None
         assert (await store.claim(QUEUE, fence, ids)).ok
@@ -147,9 +150,7 @@ def test_a_ticket_cancelled_while_its_table_forms_is_never_assigned(
 def test_a_lost_lease_claims_nothing_and_its_claims_come_back(make_store: StoreFactory) -> None:
     async def scenario() -> None:
         store = await make_store()
-        for name in "ab":
-            await store.create_ticket(ticket(name))
-        ids = [f"{QUEUE}.a", f"{QUEUE}.b"]
+        ids = await queue_tickets(store, "ab")
         crashed = await store.acquire_lease(QUEUE, "crashed", 0.2)
         assert crashed is not None
         assert (await store.claim(QUEUE, crashed, ids)).ok  # then it dies
@@ -170,8 +171,7 @@ def test_a_lost_lease_claims_nothing_and_its_claims_come_back(make_store: StoreF
 def test_expiry_spares_claimed_tickets(make_store: StoreFactory) -> None:
     async def scenario() -> None:
         store = await make_store()
-        for name in "abc":
-            await store.create_ticket(ticket(name))
+        await queue_tickets(store, "abc")
         fence = await store.acquire_lease(QUEUE, "one", 5.0)
         assert fence is not None
         assert (await store.claim(QUEUE, fence, [f"{QUEUE}.c"])).ok
