@@ -288,13 +288,7 @@ def test_a_replica_killed_while_clients_play_loses_and_doubles_nothing(
 ) -> None:
     world = topology().start(replicas=2, workers=1)
     stubs = [world.stub(0), world.stub(1)]
-    config = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
-    ids = [
-        stubs[0]
-        .CreateMatch(ms.CreateMatchRequest(config=config, seats=[HUMAN, bot()]))
-        .match.match_id
-        for _ in range(6)
-    ]
+    ids = [human_vs_bot(stubs[0]) for _ in range(6)]
     clients = [HumanClient(stubs, match_id, seed) for seed, match_id in enumerate(ids)]
     for client in clients:
         client.start()
@@ -316,13 +310,7 @@ def test_a_redis_restart_loses_no_acknowledged_action(
     try:
         world = topology(redis.url).start(replicas=1, workers=2)
         stubs = [world.stub(0)]
-        config = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
-        ids = [
-            stubs[0]
-            .CreateMatch(ms.CreateMatchRequest(config=config, seats=[HUMAN, bot()]))
-            .match.match_id
-            for _ in range(4)
-        ]
+        ids = [human_vs_bot(stubs[0]) for _ in range(4)]
         ids += create_bot_matches(stubs, 8)
         clients = [HumanClient(stubs, match_id, seed) for seed, match_id in enumerate(ids[:4])]
         for client in clients:
