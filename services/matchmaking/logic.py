@@ -148,6 +148,8 @@ def checked_request(
     if len(players) > max(counts):
         raise BadRequest(f"player_ids: a party of {len(players)} fits no table of {counts}")
     counts = [count for count in counts if count >= len(players)]
+    if request.request_id and not REQUEST_ID.fullmatch(request.request_id):
+        raise BadRequest("request_id: 16 to 64 letters, digits, '-' or '_' (random, per ticket)")
     max_wait = settings.ticket_max_wait
     if request.HasField("max_wait"):
         max_wait = request.max_wait.ToNanoseconds() / 1e9
@@ -196,8 +198,6 @@ async def create_ticket(
 def retry_identity(queue: str, request_id: str) -> tuple[str, str]:
     """The ticket id and token a request_id stands for: the same in every
     retry, and unguessable without it."""
-    if not REQUEST_ID.fullmatch(request_id):
-        raise BadRequest("request_id: 16 to 64 letters, digits, '-' or '_' (random, per ticket)")
     digest = hashlib.sha256(f"meeple-ticket:{request_id}".encode()).digest()
     token = base64.urlsafe_b64encode(hashlib.sha256(b"token:" + digest).digest())
     return f"{queue}.{digest[:8].hex()}", token.rstrip(b"=").decode()

@@ -43,8 +43,10 @@ class Cors:
     def allowed(self, scope: MutableMapping[str, Any]) -> bytes | None:
         """The request's origin when it may call, else None (no Origin
         header: not a cross-origin browser call)."""
+        if not self.origins:
+            return None
         origin: bytes | None = dict(scope["headers"]).get(b"origin")
-        if origin is None or not self.origins:
+        if origin is None:
             return None
         if ANY in self.origins or origin.decode("latin-1") in self.origins:
             return origin
