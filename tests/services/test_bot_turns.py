@@ -17,7 +17,7 @@ from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.settings import Settings
-from tests.e2e.processes import Meeple
+from tests.deploy.metrics_page import start_meeple_up
 from tests.services.conftest import Served
 
 OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
@@ -71,13 +71,12 @@ def test_a_failing_bot_turn_is_dead_lettered_and_the_fallback_plays(
 def test_waiting_bot_turns_show_in_the_queue_depth() -> None:
     """In a process of its own: the gauges are the process's, and any other
     server alive in this one would write its own zeros into them."""
-    up = Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", "--workers", "1")
+    up = start_meeple_up()  # with one AI worker
     try:
-        metrics_url = up.wait_for(r"metrics: (http://\S+/metrics)", 10).group(1)
-        with grpc.insecure_channel(up.address) as channel:
-            check_queue_depth(channel, metrics_url)
+        with grpc.insecure_channel(up.process.address) as channel:
+            check_queue_depth(channel, up.metrics_url)
     finally:
-        up.stop()
+        up.process.stop()
 
 
 def check_queue_depth(channel: grpc.Channel, metrics_url: str) -> None:
