@@ -2,22 +2,48 @@
 its schema (kubernetes-validate, strict; the KEDA ScaledObject against its
 vendored schema; no kind unchecked), and the topology the README promises:
 probes, resources, disruption budgets, headless Services, autoscaling on
-the right signals, Redis in dev and an external Redis Cluster in prod."""
+the right signals, Redis in dev and an external Redis Cluster in prod,
+every public service reachable through the Ingress, and no default secret
+in prod (it does not render without its uncommitted secrets.env)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from google.protobuf.descriptor import ServiceDescriptor
+from meeple.v1 import ai_service_pb2, match_service_pb2, matchmaking_service_pb2, rules_service_pb2
 
 from services.app import SERVICE_NAMES
 from services.coordination.redis import JOBS
 from tests.deploy.cli_options import default
-from tests.deploy.manifests import Resource, base_files, of_kind, render, validate
+from tests.deploy.manifests import (
+    K8S,
+    SECRETS_FILE,
+    Resource,
+    base_files,
+    copy_of_k8s,
+    kustomize,
+    of_kind,
+    render,
+    secret_values,
+    validate,
+)
 
 OVERLAYS = ("dev", "prod")
 COMPONENTS = {"rules", "match", "matchmaker", "worker", "web"}
 GRPC_PORT = default("serve", "port")
+# What `meeple serve NAME` serves, for each public service.
+PUBLIC_SERVICES: dict[str, ServiceDescriptor] = {
+    "rules": rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"],
+    "ai": ai_service_pb2.DESCRIPTOR.services_by_name["AIService"],
+    "match": match_service_pb2.DESCRIPTOR.services_by_name["MatchService"],
+    "matchmaking": matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"],
+}
+PROD = K8S / "overlays" / "prod"
 
 
 def containers(deployment: Resource) -> list[dict[str, Any]]:
@@ -34,6 +60,75 @@ def selects(selector: dict[str, str], deployment: Resource) -> bool:
     return selector.items() <= pod_labels(deployment).items()
 
 
+def served_by(container: dict[str, Any]) -> list[str]:
+    """The services a ``meeple serve NAME... [--option ...]`` container serves."""
+    command, *rest = container["args"]
+    if command != "serve":
+        return []
+    names = []
+    for arg in rest:
+        if arg.startswith("-"):
+            break
+        names.append(arg)
+    return names
+
+
+def web_port(container: dict[str, Any]) -> int | None:
+    """The port of ``--web-port``, where Connect and gRPC-Web are served."""
+    args = container["args"]
+    return int(args[args.index("--web-port") + 1]) if "--web-port" in args else None
+
+
+def prefix_matches(prefix: str, path: str) -> bool:
+    """Kubernetes' pathType Prefix: element by element, split on '/'."""
+    elements = [part for part in prefix.split("/") if part]
+    return [part for part in path.split("/") if part][: len(elements)] == elements
+
+
+def ingress_backend(ingress: Resource, rule: dict[str, Any], path: str) -> dict[str, Any]:
+    """Where ``rule`` of ``ingress`` sends a request for ``path``: its
+    longest matching path (Exact before Prefix at the same length), or the
+    Ingress's default backend."""
+    matches: list[tuple[int, bool, dict[str, Any]]] = []
+    for entry in rule["http"]["paths"]:
+        kind = entry["pathType"]
+        assert kind in ("Exact", "Prefix"), kind  # ImplementationSpecific: the controller's
+        if (kind == "Exact" and path == entry["path"]) or (
+            kind == "Prefix" and prefix_matches(entry["path"], path)
+        ):
+            matches.append((len(entry["path"].rstrip("/")), kind == "Exact", entry["backend"]))
+    if matches:
+        return max(matches, key=lambda match: match[:2])[2]
+    default_backend: dict[str, Any] = ingress["spec"]["defaultBackend"]
+    return default_backend
+
+
+def secret_key_refs(resources: tuple[Resource, ...]) -> set[tuple[str, str]]:
+    """Every (Secret, key) a container's env reads."""
+    refs = set()
+    for deployment in of_kind(resources, "Deployment").values():
+        for container in containers(deployment):
+            for variable in container.get("env", []):
+                ref = variable.get("valueFrom", {}).get("secretKeyRef")
+                if ref is not None:
+                    refs.add((ref["name"], ref["key"]))
+    return refs
+
+
+def env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines as kustomize's secretGenerator reads them (``#`` and
+    blank lines aside), each checked to be one it reads as meant."""
+    values = {}
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        match = re.fullmatch(r"([A-Z][A-Z0-9_]*)=(\S*)", line)
+        assert match, f"{path.name}: not KEY=VALUE without spaces or quotes: {line!r}"
+        assert not match[2].startswith(("'", '"')), line
+        values[match[1]] = match[2]
+    return values
+
+
 def test_the_base_files_are_valid_as_written() -> None:
     for resource in base_files():
         validate(resource)
@@ -45,7 +140,9 @@ def test_every_rendered_resource_is_valid(overlay: str) -> None:
     assert len(resources) > 15
     for resource in resources:
         validate(resource)
-        assert resource["metadata"].get("namespace", "meeple") == "meeple"
+        if resource["kind"] != "Namespace":  # the one cluster-wide kind here
+            # Set, not left to kubectl's current namespace.
+            assert resource["metadata"]["namespace"] == "meeple", resource["metadata"]
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -59,9 +156,11 @@ def test_each_service_runs_the_one_image_with_its_command(overlay: str) -> None:
         command, *rest = container["args"]
         assert command in ("serve", "worker"), name
         if command == "serve":
-            served = [arg for arg in rest if not arg.startswith("-") and not arg.isdigit()]
+            served = served_by(container)
             assert served
             assert set(served) <= set(SERVICE_NAMES), name
+            # No service name after the options, where served_by would miss it.
+            assert not {arg for arg in rest if arg.isidentifier()} - {*served}, name
         assert container["envFrom"] == [{"configMapRef": {"name": "meeple-settings"}}], name
         env = {variable["name"]: variable for variable in container.get("env", [])}
         if name == "rules":  # stateless: no Redis
@@ -70,6 +169,9 @@ def test_each_service_runs_the_one_image_with_its_command(overlay: str) -> None:
             secret = env["MEEPLE_REDIS_URL"]["valueFrom"]["secretKeyRef"]
             assert secret == {"name": "meeple-secrets", "key": "MEEPLE_REDIS_URL"}, name
     assert deployments["match"]["spec"]["replicas"] >= 2
+    # The matchmaker runs the passes; web serves matchmaking to the outside too.
+    assert served_by(containers(deployments["matchmaker"])[0]) == ["matchmaking"]
+    assert set(served_by(containers(deployments["web"])[0])) == set(PUBLIC_SERVICES)
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -116,9 +218,47 @@ def test_grpc_services_are_headless_and_reach_their_pods(overlay: str) -> None:
         for port in service["spec"]["ports"]:
             assert port["targetPort"] in named, (name, port)
             assert port["name"] == port["targetPort"], (name, port)  # SRV: _metrics._tcp...
-    assert of_kind(resources, "Ingress")["web"]["spec"]["rules"][0]["http"]["paths"][0]["backend"][
-        "service"
-    ] == {"name": "web", "port": {"name": "http"}}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_public_service_is_routed_to_pods_that_serve_it(overlay: str) -> None:
+    """Every method path of RulesService, AIService, MatchService and
+    MatchmakingService, on every rule (host) of the Ingress, reaches a
+    Service whose every pod serves that service over Connect and gRPC-Web on
+    the port the Ingress targets (its --web-port: HTTP/1.1, which any
+    Ingress speaks)."""
+    resources = render(overlay)
+    (ingress,) = of_kind(resources, "Ingress").values()
+    services = of_kind(resources, "Service")
+    deployments = of_kind(resources, "Deployment").values()
+    for rule in ingress["spec"]["rules"]:
+        for name, descriptor in PUBLIC_SERVICES.items():
+            for method in descriptor.methods:
+                path = f"/{descriptor.full_name}/{method.name}"
+                backend = ingress_backend(ingress, rule, path)["service"]
+                service = services[backend["name"]]
+                (port,) = [
+                    p
+                    for p in service["spec"]["ports"]
+                    if backend["port"] in ({"name": p["name"]}, {"number": p["port"]})
+                ]
+                targets = [d for d in deployments if selects(service["spec"]["selector"], d)]
+                assert targets, (path, service["metadata"]["name"])
+                for deployment in targets:
+                    (container,) = containers(deployment)
+                    assert name in served_by(container), (path, deployment["metadata"]["name"])
+                    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+                    assert ports[port["targetPort"]] == web_port(container), (path, port)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_ingress_names_its_class(overlay: str) -> None:
+    (ingress,) = of_kind(render(overlay), "Ingress").values()
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    # Its annotations are that controller's.
+    assert all(
+        key.startswith("nginx.ingress.kubernetes.io/") for key in ingress["metadata"]["annotations"]
+    )
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -147,7 +287,7 @@ def test_workers_scale_on_the_job_streams_length(overlay: str) -> None:
         trigger["metadata"]["passwordFromEnv"]
     ]  # KEDA reads it from the worker's env
     key = password["valueFrom"]["secretKeyRef"]["key"]
-    assert key in of_kind(resources, "Secret")["meeple-secrets"]["stringData"]
+    assert key in secret_values(of_kind(resources, "Secret")["meeple-secrets"])
 
 
 def test_dev_runs_redis_with_an_append_only_file() -> None:
@@ -155,7 +295,7 @@ def test_dev_runs_redis_with_an_append_only_file() -> None:
     redis = of_kind(resources, "StatefulSet")["redis"]
     args = containers(redis)[0]["args"]
     assert args[args.index("--appendonly") + 1] == "yes"
-    url = of_kind(resources, "Secret")["meeple-secrets"]["stringData"]["MEEPLE_REDIS_URL"]
+    url = secret_values(of_kind(resources, "Secret")["meeple-secrets"])["MEEPLE_REDIS_URL"]
     assert url.startswith("redis://redis.meeple.svc")
     (trigger,) = of_kind(resources, "ScaledObject")["worker"]["spec"]["triggers"]
     assert trigger["metadata"]["address"].startswith("redis.meeple.svc")
@@ -165,7 +305,44 @@ def test_prod_uses_an_external_redis_cluster() -> None:
     resources = render("prod")
     assert of_kind(resources, "StatefulSet") == {}
     assert "redis" not in of_kind(resources, "Service")
-    url = of_kind(resources, "Secret")["meeple-secrets"]["stringData"]["MEEPLE_REDIS_URL"]
+    url = secret_values(of_kind(resources, "Secret")["meeple-secrets"])["MEEPLE_REDIS_URL"]
     assert url.startswith("redis+cluster://")
     (trigger,) = of_kind(resources, "ScaledObject")["worker"]["spec"]["triggers"]
     assert trigger["type"] == "redis-cluster-streams"
+
+
+def test_prod_commits_no_secret_and_does_not_render_without_its_file(tmp_path: Path) -> None:
+    """overlays/prod generates meeple-secrets from secrets.env, which git
+    ignores: without it, kustomize (and so kubectl apply -k) fails, naming
+    the file, rather than deploying a default password."""
+    for path in sorted(PROD.glob("*.yaml")):
+        kinds = [doc.get("kind") for doc in yaml.safe_load_all(path.read_text()) if doc]
+        assert "Secret" not in kinds, path.name
+    ignored = (PROD / ".gitignore").read_text().splitlines()
+    assert SECRETS_FILE in ignored
+    (generator,) = yaml.safe_load((PROD / "kustomization.yaml").read_text())["secretGenerator"]
+    assert generator["name"] == "meeple-secrets"
+    assert generator["envs"] == [SECRETS_FILE]
+    done = kustomize(copy_of_k8s(tmp_path / "k8s", with_secrets=False) / "overlays" / "prod")
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert f"[{SECRETS_FILE}]" in done.stderr, done.stderr  # kustomize's own words
+    assert "no such file or directory" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_secret_holds_exactly_the_keys_the_pods_read(overlay: str) -> None:
+    """The one Secret has every key a container reads from it, and no other;
+    in prod those are the keys of secrets.env.example (and its values the
+    Secret's, as rendered here), which documents each."""
+    resources = render(overlay)
+    (secret,) = of_kind(resources, "Secret").values()
+    read = secret_key_refs(resources)
+    assert {name for name, _ in read} == {secret["metadata"]["name"]} == {"meeple-secrets"}
+    assert set(secret_values(secret)) == {key for _, key in read}
+    if overlay == "prod":
+        example = env_file(PROD / f"{SECRETS_FILE}.example")
+        assert secret_values(secret) == example
+        text = (PROD / f"{SECRETS_FILE}.example").read_text()
+        for key in example:  # each key has a comment of its own
+            assert f"# {key}:" in text, key
