@@ -110,7 +110,10 @@ class MatchmakingStore(Protocol):
         seconds; None if it is gone."""
         ...
 
-    async def heartbeat(self, ticket_id: str, now_ms: int) -> None: ...
+    async def heartbeat(self, ticket_id: str, now_ms: int) -> bool:
+        """Marks the ticket seen at ``now_ms``; False if it is gone (a
+        store that lost its data)."""
+        ...
 
     async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:
         """Cancels a queued (or claimed) ticket; the ticket as it is after."""

@@ -75,10 +75,11 @@ class MemoryMatchmaking:
                 await asyncio.wait_for(event.wait(), timeout)
         return await self.load_ticket(ticket.ticket_id)
 
-    async def heartbeat(self, ticket_id: str, now_ms: int) -> None:
+    async def heartbeat(self, ticket_id: str, now_ms: int) -> bool:
         ticket = self._tickets.get(ticket_id)
         if ticket is not None:
             ticket.seen_ms = max(ticket.seen_ms, now_ms)
+        return ticket is not None
 
     async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:
         ticket = self._tickets.get(ticket_id)

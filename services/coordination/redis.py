@@ -28,6 +28,10 @@ newer than the record for a while, then older) and dropped.
 
 Connection errors retry with exponential backoff and jitter; once the
 retries are spent a call raises ``Unavailable`` (UNAVAILABLE to clients).
+
+A Redis that comes back empty (restarted without persistence) has lost the
+consumer groups with everything else: a read of the job stream that finds
+its group gone (NOGROUP) makes it again, and one warning says so.
 """
 
 from __future__ import annotations
@@ -45,7 +49,13 @@ from redis.exceptions import ResponseError
 from services.coordination.base import BotJob, DeadLetter, Delivery, Event, EventBatch, MatchData
 from services.coordination.memory import wall_ms
 from services.coordination.records import dump_job, dump_match, load_job, load_match
-from services.coordination.redis_client import connect, unavailable_on_connection_errors
+from services.coordination.redis_client import (
+    connect,
+    create_group,
+    in_group,
+    recreate_group,
+    unavailable_on_connection_errors,
+)
 from services.coordination.redis_matchmaking import RESULTS, RedisMatchmaking
 
 JOBS = "{meeple:jobs}:stream"
@@ -180,11 +190,7 @@ class RedisCoordination(RedisMatchmaking):
     @unavailable_on_connection_errors
     async def start(self) -> None:
         """Creates the job queue's consumer group if it is not there yet."""
-        try:
-            await self.client.xgroup_create(JOBS, GROUP, id="0", mkstream=True)
-        except ResponseError as error:
-            if "BUSYGROUP" not in str(error):
-                raise
+        await create_group(self.client, JOBS, GROUP)
         await self._create_results_group()
 
     async def close(self) -> None:
@@ -331,7 +337,11 @@ class RedisCoordination(RedisMatchmaking):
     async def pull_job(self, timeout: float) -> Delivery | None:
         deadline = time.monotonic() + timeout
         while True:
-            delivery = await self._pull_once(min(timeout, PULL_SLICE_SECONDS))
+            try:
+                delivery = await self._pull_once(min(timeout, PULL_SLICE_SECONDS))
+            except ResponseError as error:  # the group is gone: made again, pulled next time
+                await recreate_group(self.client, JOBS, GROUP, error)
+                delivery = None
             remaining = deadline - time.monotonic()
             if delivery is not None or remaining <= 0:
                 return delivery
@@ -402,11 +412,14 @@ class RedisCoordination(RedisMatchmaking):
 
     @unavailable_on_connection_errors
     async def retry_job(self, receipt: str, delay: float) -> None:
-        await self._settle_job(receipt, "retry", due_ms=self._now_ms() + round(delay * 1000))
+        due_ms = self._now_ms() + round(delay * 1000)
+        await in_group(self.client, JOBS, GROUP, lambda: self._settle_job(receipt, "retry", due_ms))
 
     @unavailable_on_connection_errors
     async def dead_letter(self, receipt: str, reason: str) -> None:
-        await self._settle_job(receipt, "dead", reason=reason)
+        await in_group(
+            self.client, JOBS, GROUP, lambda: self._settle_job(receipt, "dead", reason=reason)
+        )
 
     @unavailable_on_connection_errors
     async def dead_letters(self) -> list[DeadLetter]:
@@ -419,6 +432,8 @@ class RedisCoordination(RedisMatchmaking):
     @unavailable_on_connection_errors
     async def queue_depth(self) -> int:
         length = await self.client.xlen(JOBS)
-        summary = await self.client.xpending(JOBS, GROUP)
+        summary = await in_group(
+            self.client, JOBS, GROUP, lambda: self.client.xpending(JOBS, GROUP)
+        )
         delayed = await self.client.zcard(DELAYED)
         return int(length) - int(summary["pending"]) + int(delayed)

@@ -8,7 +8,7 @@ Keys, one hash tag per queue so that one script claims or assigns a table:
   ``<version>-1`` per change, which watchers wait on with XREAD BLOCK;
 - ``{q:<queue>}:queued``: a sorted set of the queued tickets by age;
 - ``{q:<queue>}:lease`` (``holder|fence``, with a TTL) and
-  ``{q:<queue>}:fence`` (the fencing counter);
+  ``{q:<queue>}:fence`` (the fencing counter: see ``LEASE``);
 - ``meeple:queues``: the queues that may have tickets;
 - ``{r:<game>}:ratings`` (a hash of JSON ratings), ``{r:<game>}:board``
   (a sorted set by ordinal) and ``{r:<game>}:rated:<match>`` (a marker, so
@@ -17,6 +17,12 @@ Keys, one hash tag per queue so that one script claims or assigns a table:
   consumer group ``raters``.
 
 An ended ticket stays readable for ``TERMINAL_TICKET_MS``.
+
+A Redis that comes back empty (restarted without persistence) has lost the
+tickets, the leases and the fencing counters, and the results stream's
+group: the next pass takes the lease with a token above every one issued
+before, a watch of a lost ticket ends (its heartbeat finds it gone), and
+the rater makes its group again.
 """
 
 from __future__ import annotations
@@ -39,7 +45,11 @@ from services.coordination.matchmaking import (
     TicketExists,
     TicketRecord,
 )
-from services.coordination.redis_client import unavailable_on_connection_errors
+from services.coordination.redis_client import (
+    create_group,
+    recreate_group,
+    unavailable_on_connection_errors,
+)
 
 QUEUES = "meeple:queues"
 RESULTS = "{meeple:jobs}:results"
@@ -64,15 +74,34 @@ FIXED = (
     "expires_ms",
 )
 
+# Takes or renews a queue's lease: KEYS lease, fencing counter; ARGV holder,
+# TTL (ms). Returns the lease's fencing token (a string of digits), or nil
+# while another holds it. A new holder's token is the counter plus one; with
+# no counter (a new queue, or a Redis that came back empty) the counter
+# starts again from the Redis clock in microseconds, above every token
+# issued before the loss: those count up by one per new holder from an
+# earlier reading of that clock. So a pass that took its lease before the
+# loss and stalled is fenced off for good: it can claim nothing (the lease
+# holds another token), and can release or assign no later claim (each is
+# of a larger token). Tokens travel as strings: a Lua number of 16 digits
+# turns into "1.7e+15" when concatenated.
 LEASE = """
 local lease = redis.call('GET', KEYS[1])
 if lease then
   local holder, fence = string.match(lease, '^(.*)|(%d+)$')
   if holder ~= ARGV[1] then return false end
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return tonumber(fence)
+  return fence
 end
-local fence = redis.call('INCR', KEYS[2])
+local fence
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('INCR', KEYS[2])
+  fence = redis.call('GET', KEYS[2])
+else
+  local now = redis.call('TIME')
+  fence = now[1] .. string.format('%06d', tonumber(now[2]))
+  redis.call('SET', KEYS[2], fence)
+end
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
 return fence
 """
@@ -156,8 +185,9 @@ return 1
 """
 
 HEARTBEAT = """
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'seen', ARGV[1]) end
-return 0
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'seen', ARGV[1])
+return 1
 """
 
 # KEYS: ratings, board, marker; ARGV: n, marker TTL, then n times: player,
@@ -245,11 +275,7 @@ class RedisMatchmaking:
         self._apply = self.client.register_script(APPLY)
 
     async def _create_results_group(self) -> None:
-        try:
-            await self.client.xgroup_create(RESULTS, RATERS, id="0", mkstream=True)
-        except ResponseError as error:
-            if "BUSYGROUP" not in str(error):
-                raise
+        await create_group(self.client, RESULTS, RATERS)
 
     # --- tickets -----------------------------------------------------------------
 
@@ -310,8 +336,9 @@ class RedisMatchmaking:
         )
 
     @unavailable_on_connection_errors
-    async def heartbeat(self, ticket_id: str, now_ms: int) -> None:
-        await self._heartbeat(keys=[ticket_key(queue_of(ticket_id), ticket_id)], args=[now_ms])
+    async def heartbeat(self, ticket_id: str, now_ms: int) -> bool:
+        key = ticket_key(queue_of(ticket_id), ticket_id)
+        return bool(await self._heartbeat(keys=[key], args=[now_ms]))
 
     @unavailable_on_connection_errors
     async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:
@@ -435,7 +462,11 @@ class RedisMatchmaking:
     async def pull_result(self, timeout: float) -> ResultJob | None:
         deadline = time.monotonic() + timeout
         while True:
-            job = await self._pull_result_once(min(timeout, RESULT_SLICE_SECONDS))
+            try:
+                job = await self._pull_result_once(min(timeout, RESULT_SLICE_SECONDS))
+            except ResponseError as error:  # the group is gone: made again, pulled next time
+                await recreate_group(self.client, RESULTS, RATERS, error)
+                job = None
             timeout = deadline - time.monotonic()
             if job is not None or timeout <= 0:
                 return job

@@ -268,7 +268,8 @@ async def watch_ticket(
     while ticket.status is Status.QUEUED:
         if maker.now_ms() - beaten >= beat_every * 1000:
             beaten = maker.now_ms()
-            await maker.store.heartbeat(ticket_id, beaten)
+            if not await maker.store.heartbeat(ticket_id, beaten):  # the store lost it
+                raise NotFound(f"ticket {ticket_id!r} is gone: create another")
         waited = await maker.store.wait_ticket(ticket, min(beat_every, 1.0))
         if waited is None:
             raise NotFound(f"ticket {ticket_id!r} is gone")
