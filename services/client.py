@@ -1,31 +1,42 @@
 """A thin Python client for a meeple server: connect, create a match against
-bots, join, submit, watch. Third-party code may use the generated stubs in
+bots, join, submit, watch; or find a match through matchmaking: a ticket,
+watched until it is seated. Third-party code may use the generated stubs in
 ``meeple.v1`` directly; this wraps the common steps.
 
 >>> client = MeepleClient("127.0.0.1:50051")             # doctest: +SKIP
 >>> match = client.create_match("othello", ["human", "hard"]).match
 >>> seat = client.join(match.match_id)
 >>> for event in client.watch(match.match_id): ...
+
+>>> ticket = client.create_ticket("othello", "ann")      # doctest: +SKIP
+>>> seat = client.wait_for_match(ticket).seat             # a SeatHandle, as join gives
 """
 
 from __future__ import annotations
 
+import secrets
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.duration_pb2 import Duration
 from meeple.v1 import ai_service_pb2 as ai
 from meeple.v1 import ai_service_pb2_grpc as ai_grpc
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
+from meeple.v1 import matchmaking_service_pb2 as mm
+from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 OWNER_TOKEN_METADATA = "meeple-owner-token"
+TICKET_TOKEN_METADATA = "meeple-ticket-token"
+# A CreateTicket whose answer may have been lost: retried with the same request_id.
+RETRIED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 KINDS = {
     "rolit": pb.GAME_KIND_ROLIT,
     "othello": pb.GAME_KIND_OTHELLO,
@@ -71,6 +82,69 @@ class SeatHandle:
         return ((SEAT_TOKEN_METADATA, self.token),)
 
 
+@dataclass(frozen=True)
+class TicketHandle:
+    """A created ticket: what WatchTicket and CancelTicket need, and the
+    request id that a retry of its CreateTicket sends again."""
+
+    ticket_id: str
+    token: str
+    request_id: str
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return ((TICKET_TOKEN_METADATA, self.token),)
+
+
+@dataclass(frozen=True)
+class TicketAssignment:
+    """The match a ticket was seated in: a SeatHandle for each of the
+    party's players (by player id), ready for submit and resign."""
+
+    match_id: str
+    seats: Mapping[str, SeatHandle]
+    bot_seats: int
+
+    @classmethod
+    def of(cls, assignment: mm.Assignment) -> TicketAssignment:
+        seats = {
+            s.player_id: SeatHandle(assignment.match_id, s.seat, s.seat_token)
+            for s in assignment.seats
+        }
+        return cls(assignment.match_id, seats, assignment.bot_seats)
+
+    @property
+    def seat(self) -> SeatHandle:
+        """The seat of a one-player ticket."""
+        if len(self.seats) != 1:
+            raise ValueError(f"a party of {len(self.seats)} has a seat each: see .seats")
+        (only,) = self.seats.values()
+        return only
+
+
+class TicketEnded(Exception):
+    """The ticket expired or was cancelled before a table was found."""
+
+    def __init__(self, ticket: mm.Ticket) -> None:
+        status = mm.TicketStatus.Name(ticket.status).removeprefix("TICKET_STATUS_").lower()
+        super().__init__(f"ticket {ticket.ticket_id} {status}")
+        self.ticket = ticket
+
+
+def new_request_id() -> str:
+    """A random request id for one ticket (32 letters, digits, '-' or '_')."""
+    return secrets.token_urlsafe(24)
+
+
+def game_kind(game: str | pb.GameKind) -> pb.GameKind:
+    """A GameKind from a game name (or a GameKind itself)."""
+    if not isinstance(game, str):
+        return game
+    if game not in KINDS:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(KINDS)}")
+    return KINDS[game]
+
+
 class MeepleClient:
     """Stubs for every service over one channel, with the usual steps."""
 
@@ -80,6 +154,7 @@ class MeepleClient:
         self.rules = rules_grpc.RulesServiceStub(self.channel)
         self.matches = ms_grpc.MatchServiceStub(self.channel)
         self.ai = ai_grpc.AIServiceStub(self.channel)
+        self.tickets = mm_grpc.MatchmakingServiceStub(self.channel)
 
     def close(self) -> None:
         self.channel.close()
@@ -189,3 +264,124 @@ class MeepleClient:
             ):
                 return got
             time.sleep(poll)
+
+    def create_ticket(
+        self,
+        game: str | pb.GameConfig,
+        players: str | Sequence[str],
+        seat_counts: Sequence[int] = (),
+        allow_bots: bool = False,
+        max_wait: float | None = None,
+        request_id: str | None = None,
+        retries: int = 3,
+    ) -> TicketHandle:
+        """Queues a party (one player id, or several who sit at one table)
+        for a match of ``game`` at a table of one of ``seat_counts`` (empty:
+        any size the game has); with ``allow_bots``, bots fill the empty
+        seats after a wait; ``max_wait`` in seconds (default: the server's,
+        2 minutes). The ticket lives while it is watched (``watch_ticket``,
+        ``wait_for_match``): unwatched, it expires within seconds.
+
+        The ticket's request id is made here (or given, to retry a ticket of
+        an earlier call or process) and sent again on each retry: when an
+        answer is lost (UNAVAILABLE, DEADLINE_EXCEEDED) the retry returns
+        the same ticket and token rather than queueing the party twice."""
+        config = game_config(game) if isinstance(game, str) else game
+        wait = None
+        if max_wait is not None:
+            wait = Duration()
+            wait.FromNanoseconds(round(max_wait * 1e9))
+        request = mm.CreateTicketRequest(
+            config=config,
+            seat_counts=list(seat_counts),
+            player_ids=[players] if isinstance(players, str) else list(players),
+            allow_bots=allow_bots,
+            max_wait=wait,
+            request_id=request_id or new_request_id(),
+        )
+        failures = 0
+        while True:
+            try:
+                created = self.tickets.CreateTicket(request, timeout=self.timeout)
+                break
+            except grpc.RpcError as error:
+                if error.code() not in RETRIED_CODES or failures >= retries:
+                    raise
+                failures += 1
+                time.sleep(0.2 * 2**failures)
+        return TicketHandle(created.ticket.ticket_id, created.ticket_token, request.request_id)
+
+    def watch_ticket(
+        self, ticket: TicketHandle, retries: int = 5
+    ) -> Generator[mm.WatchTicketResponse, None, TicketAssignment]:
+        """The ticket's events: a snapshot, each widening of its rating
+        window, then ``assigned`` (the generator returns that assignment)
+        or ``ended`` (then it raises TicketEnded). While it is read, the
+        ticket stays alive; when the connection drops, it reopens the stream
+        (the new stream's snapshot is not passed on)."""
+        request = mm.WatchTicketRequest(ticket_id=ticket.ticket_id)
+        failures = 0
+        snapshot_sent = False
+        while True:
+            try:
+                for event in self.tickets.WatchTicket(request, metadata=ticket.metadata):
+                    failures = 0
+                    if event.HasField("snapshot"):
+                        if snapshot_sent:
+                            continue
+                        snapshot_sent = True
+                    yield event
+                    if event.HasField("assigned"):
+                        return TicketAssignment.of(event.assigned)
+                    if event.HasField("ended"):
+                        raise TicketEnded(event.ended)
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE or failures >= retries:
+                    raise
+            else:  # the stream ended without its last message
+                if failures >= retries:
+                    raise RuntimeError(f"ticket {ticket.ticket_id}: its stream kept ending early")
+            failures += 1
+            time.sleep(0.2 * 2**failures)
+
+    def wait_for_match(self, ticket: TicketHandle) -> TicketAssignment:
+        """Watches the ticket until it is seated: its assignment (TicketEnded
+        if it expired or was cancelled first)."""
+        events = self.watch_ticket(ticket)
+        while True:
+            try:
+                next(events)
+            except StopIteration as done:
+                assignment: TicketAssignment = done.value
+                return assignment
+
+    def cancel_ticket(self, ticket: TicketHandle) -> mm.Ticket:
+        """Takes the ticket out of its queue: the ticket as it ends,
+        cancelled, or what it had become (assigned, expired) before."""
+        request = mm.CancelTicketRequest(ticket_id=ticket.ticket_id)
+        response = self.tickets.CancelTicket(
+            request, metadata=ticket.metadata, timeout=self.timeout
+        )
+        return response.ticket
+
+    def get_rating(self, game: str | pb.GameKind, player_id: str) -> mm.Rating:
+        """A player's rating in a game (a new player's if none is stored)."""
+        request = mm.GetRatingRequest(game=game_kind(game), player_id=player_id)
+        return self.tickets.GetRating(request, timeout=self.timeout).rating
+
+    def leaderboard(self, game: str | pb.GameKind, limit: int | None = 50) -> list[mm.Rating]:
+        """A game's players by rating (ordinal), best first: the first
+        ``limit``, or all of them with None (page after page)."""
+        ratings: list[mm.Rating] = []
+        token = ""
+        while limit is None or len(ratings) < limit:
+            page_size = 500 if limit is None else min(limit - len(ratings), 500)
+            request = mm.ListLeaderboardRequest(
+                game=game_kind(game), page_size=page_size, page_token=token
+            )
+            page = self.tickets.ListLeaderboard(request, timeout=self.timeout)
+            ratings += page.ratings
+            token = page.next_page_token
+            if not token:
+                break
+        return ratings

@@ -1,15 +1,31 @@
-"""The Python client helper and the example that uses it, against the server."""
+"""The Python client helper and the example that uses it, against the server:
+matches, and matchmaking tickets (two clients seated together, cancel, a
+retried CreateTicket)."""
 
 from __future__ import annotations
 
 import importlib.util
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 from meeple.v1 import game_pb2 as pb
+from meeple.v1 import match_service_pb2 as ms
+from meeple.v1 import matchmaking_service_pb2 as mm
 
-from services.client import MeepleClient, game_config
-from tests.services.conftest import Served
+from services.client import (
+    MeepleClient,
+    SeatHandle,
+    TicketAssignment,
+    TicketEnded,
+    TicketHandle,
+    game_config,
+)
+from tests.services.conftest import SUITE_SETTINGS, Served
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "play_vs_ai.py"
 
@@ -69,3 +85,149 @@ def test_meeple_watch_prints_a_match(server: Served) -> None:
     missing = CliRunner().invoke(app, ["watch", "0123456789abcdef", "--address", address])
     assert missing.exit_code == 1
     assert "NOT_FOUND" in missing.output
+
+
+# --- matchmaking: tickets ------------------------------------------------------------
+
+
+def play_first_legal_actions(client: MeepleClient, seat: SeatHandle) -> int:
+    """Plays ``seat`` to the match's end, each turn its first legal action:
+    the number of actions it played."""
+    played = 0
+    while (turn := client.wait_for_turn(seat, poll=0.01)) is not None:
+        legal = client.legal_actions(turn.record)
+        client.submit(seat, turn.match.view.ply, [legal.actions[0].action])
+        played += 1
+    return played
+
+
+def test_two_clients_tickets_meet_and_both_play_the_match_to_its_end(
+    serve: Callable[..., Served],
+) -> None:
+    """Two clients, each with its own ticket: ann reads her ticket's events,
+    bo only waits for his match; both are seated in one match, and each
+    plays his seat with the assignment's seat token to the end. The match
+    is rated: both ratings count it, and the leaderboard lists them."""
+    served = serve(SUITE_SETTINGS, workers=1)
+
+    def ann() -> tuple[list[mm.WatchTicketResponse], TicketAssignment, int]:
+        with MeepleClient(served.address) as client:
+            events: list[mm.WatchTicketResponse] = []
+            stream = client.watch_ticket(client.create_ticket("othello", "ann"))
+            while True:
+                try:
+                    events.append(next(stream))
+                except StopIteration as done:
+                    assignment: TicketAssignment = done.value
+                    break
+            return events, assignment, play_first_legal_actions(client, assignment.seat)
+
+    def bo() -> tuple[list[mm.WatchTicketResponse], TicketAssignment, int]:
+        with MeepleClient(served.address) as client:
+            assignment = client.wait_for_match(client.create_ticket("othello", ["bo"]))
+            return [], assignment, play_first_legal_actions(client, assignment.seat)
+
+    with ThreadPoolExecutor(2) as pool:
+        (events, first, played_first), (_, second, played_second) = (
+            future.result(timeout=60) for future in [pool.submit(ann), pool.submit(bo)]
+        )
+    assert events[0].HasField("snapshot")
+    assert events[0].snapshot.status == mm.TICKET_STATUS_QUEUED
+    assert events[0].snapshot.player_ids == ["ann"]
+    assert events[-1].HasField("assigned")
+    assert all(e.HasField("widened") for e in events[1:-1])
+    assert TicketAssignment.of(events[-1].assigned) == first
+    assert first.match_id == second.match_id
+    assert (first.bot_seats, second.bot_seats) == (0, 0)
+    assert set(first.seats) == {"ann"}
+    assert set(second.seats) == {"bo"}
+    assert sorted([first.seat.seat, second.seat.seat]) == [0, 1]
+    with MeepleClient(served.address) as client:
+        match = client.get(first.match_id).match
+        assert match.status == ms.MATCH_STATUS_FINISHED
+        assert played_first + played_second == match.view.ply  # no bot, no dice
+        assert sum(match.view.returns) == pytest.approx(0.0)
+        deadline = time.monotonic() + 10
+        while client.get_rating("othello", "bo").matches == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ratings = {name: client.get_rating(pb.GAME_KIND_OTHELLO, name) for name in ("ann", "bo")}
+        assert [r.matches for r in ratings.values()] == [1, 1]
+        board = client.leaderboard("othello", limit=None)
+        assert {r.player_id for r in board} == {"ann", "bo"}
+        assert board[0].ordinal >= board[1].ordinal
+        assert client.leaderboard("othello", limit=1) == board[:1]
+        newcomer = client.get_rating("othello", "newcomer")
+        assert (newcomer.mu, newcomer.matches) == (pytest.approx(25.0), 0)
+
+
+def test_a_cancelled_ticket_ends_the_wait_for_its_match(serve: Callable[..., Served]) -> None:
+    served = serve(SUITE_SETTINGS, workers=1)
+    with MeepleClient(served.address) as client, ThreadPoolExecutor(1) as pool:
+        ticket = client.create_ticket("othello", "alone", max_wait=60)
+        assert ticket.ticket_id
+        assert ticket.token
+        waiting = pool.submit(client.wait_for_match, ticket)
+        time.sleep(0.3)  # the wait is watching by now; nobody else queues
+        assert not waiting.done()
+        forged = TicketHandle(ticket.ticket_id, "forged", ticket.request_id)
+        with pytest.raises(grpc.RpcError) as refused:
+            client.cancel_ticket(forged)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert client.cancel_ticket(ticket).status == mm.TICKET_STATUS_CANCELLED
+        with pytest.raises(TicketEnded, match="cancelled") as ended:
+            waiting.result(timeout=10)
+        assert ended.value.ticket.status == mm.TICKET_STATUS_CANCELLED
+        # Watched after its end: its snapshot, then its end.
+        events: list[mm.WatchTicketResponse] = []
+        with pytest.raises(TicketEnded):
+            events.extend(client.watch_ticket(ticket))  # kept: those read before the raise
+        assert [e.WhichOneof("event") for e in events] == ["snapshot", "ended"]
+
+
+class LostAnswer(grpc.RpcError):
+    """What a client sees when the server's answer never arrives."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+
+def test_a_ticket_whose_answer_was_lost_is_retried_with_its_request_id(
+    serve: Callable[..., Served],
+) -> None:
+    """The first CreateTicket is stored but its answer lost: the client
+    retries with the same request_id and gets that same ticket, which
+    then meets another player's; a request the server refuses is not
+    retried."""
+    served = serve(SUITE_SETTINGS, workers=1)
+    with MeepleClient(served.address) as client, MeepleClient(served.address) as other:
+        real = client.tickets.CreateTicket
+        sent: list[str] = []  # the request_id of each call
+        answers: list[mm.CreateTicketResponse] = []
+
+        def lossy(request: mm.CreateTicketRequest, **options: Any) -> mm.CreateTicketResponse:
+            sent.append(request.request_id)
+            answers.append(real(request, **options))
+            if len(sent) == 1:
+                raise LostAnswer()
+            return answers[-1]
+
+        client.tickets.CreateTicket = lossy  # type: ignore[method-assign]
+        ticket = client.create_ticket("othello", "ann")
+        assert len(sent) == 2
+        assert sent[0] == sent[1] == ticket.request_id
+        assert len(ticket.request_id) >= 16
+        assert ticket.ticket_id == answers[0].ticket.ticket_id  # the stored one, not another
+        assert ticket.token == answers[0].ticket_token
+        # The same request_id in a later call (as a restarted client would send): the same ticket.
+        assert client.create_ticket("othello", "ann", request_id=ticket.request_id) == ticket
+        bo = other.create_ticket("othello", "bo")
+        with ThreadPoolExecutor(2) as pool:
+            seated = [pool.submit(c.wait_for_match, t) for c, t in ((client, ticket), (other, bo))]
+            first, second = (future.result(timeout=30) for future in seated)
+        assert first.match_id == second.match_id
+        assert {first.seat.seat, second.seat.seat} == {0, 1}
+        sent.clear()
+        with pytest.raises(grpc.RpcError) as refused:
+            client.create_ticket("othello", ["cy", "cy"])
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert len(sent) == 1
