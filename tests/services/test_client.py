@@ -4,9 +4,10 @@ retried CreateTicket)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,18 @@ def play_first_legal_actions(client: MeepleClient, seat: SeatHandle) -> int:
     return played
 
 
+def read_ticket(
+    stream: Generator[mm.WatchTicketResponse, None, TicketAssignment],
+) -> tuple[list[mm.WatchTicketResponse], TicketAssignment]:
+    """Every event of a watch_ticket stream, and the assignment it returns."""
+    events = []
+    while True:
+        try:
+            events.append(next(stream))
+        except StopIteration as done:
+            return events, done.value
+
+
 def test_two_clients_tickets_meet_and_both_play_the_match_to_its_end(
     serve: Callable[..., Served],
 ) -> None:
@@ -112,14 +125,9 @@ def test_two_clients_tickets_meet_and_both_play_the_match_to_its_end(
 
     def ann() -> tuple[list[mm.WatchTicketResponse], TicketAssignment, int]:
         with MeepleClient(served.address) as client:
-            events: list[mm.WatchTicketResponse] = []
-            stream = client.watch_ticket(client.create_ticket("othello", "ann"))
-            while True:
-                try:
-                    events.append(next(stream))
-                except StopIteration as done:
-                    assignment: TicketAssignment = done.value
-                    break
+            events, assignment = read_ticket(
+                client.watch_ticket(client.create_ticket("othello", "ann"))
+            )
             return events, assignment, play_first_legal_actions(client, assignment.seat)
 
     def bo() -> tuple[list[mm.WatchTicketResponse], TicketAssignment, int]:
@@ -132,7 +140,8 @@ def test_two_clients_tickets_meet_and_both_play_the_match_to_its_end(
             future.result(timeout=60) for future in [pool.submit(ann), pool.submit(bo)]
         )
     assert events[0].HasField("snapshot")
-    assert events[0].snapshot.status == mm.TICKET_STATUS_QUEUED
+    # Queued, or seated already if bo's ticket waited and a pass ran before ann's watch.
+    assert events[0].snapshot.status in (mm.TICKET_STATUS_QUEUED, mm.TICKET_STATUS_ASSIGNED)
     assert events[0].snapshot.player_ids == ["ann"]
     assert events[-1].HasField("assigned")
     assert all(e.HasField("widened") for e in events[1:-1])
@@ -185,7 +194,8 @@ def test_a_cancelled_ticket_ends_the_wait_for_its_match(serve: Callable[..., Ser
 
 
 class LostAnswer(grpc.RpcError):
-    """What a client sees when the server's answer never arrives."""
+    """What a client sees when the connection drops before the server's
+    answer arrives."""
 
     def code(self) -> grpc.StatusCode:
         return grpc.StatusCode.UNAVAILABLE
@@ -231,3 +241,32 @@ def test_a_ticket_whose_answer_was_lost_is_retried_with_its_request_id(
             client.create_ticket("othello", ["cy", "cy"])
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert len(sent) == 1
+
+
+def test_a_dropped_ticket_watch_is_reopened(serve: Callable[..., Served]) -> None:
+    """The connection drops after the first event: watch_ticket opens the
+    stream again and passes on the rest, without the second snapshot; the
+    ticket is seated (a bot fills the table) all the same."""
+    served = serve(dataclasses.replace(SUITE_SETTINGS, bot_fill_after=0.3), workers=1)
+    with MeepleClient(served.address) as client:
+        real = client.tickets.WatchTicket
+        calls: list[int] = []
+
+        def dropping(request: mm.WatchTicketRequest, **options: Any) -> Any:
+            calls.append(1)
+            stream = real(request, **options)
+            if len(calls) == 1:
+                yield next(stream)
+                stream.cancel()
+                raise LostAnswer()
+            yield from stream
+
+        client.tickets.WatchTicket = dropping  # type: ignore[method-assign]
+        ticket = client.create_ticket("othello", "solo", allow_bots=True)
+        events, assignment = read_ticket(client.watch_ticket(ticket))
+    assert len(calls) == 2
+    assert [e.HasField("snapshot") for e in events].count(True) == 1
+    assert events[0].HasField("snapshot")
+    assert events[-1].HasField("assigned")
+    assert assignment.bot_seats == 1
+    assert set(assignment.seats) == {"solo"}
