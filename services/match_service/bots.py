@@ -6,7 +6,8 @@ that lost a race or went stale changes nothing).
 A turn that fails is retried with backoff, up to ``settings.bot_attempts``
 deliveries; then it is dead-lettered and the fallback plays it: a uniformly
 random legal move (a sampled flick in Volta), seeded by the match and ply,
-so no match hangs on a bot.
+so no match hangs on a bot. The runner whose write played it logs one
+warning, "bot fallback played", on the logger ``meeple.match``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from services.match_service.logic import BOT, Matches
 from services.metrics import AI_DEAD_LETTERS, AI_LATE_JOBS, AI_THINK_SECONDS, bot_label
 
 log = logging.getLogger("meeple.bots")
+match_log = logging.getLogger("meeple.match")
 
 FALLBACK = "random"
 RETRY_BASE_SECONDS = 0.5
@@ -99,16 +101,29 @@ async def play_bot_turn(m: Matches, pool: AIPool, job: BotJob) -> None:
     await logic.submit_action(m, job.match_id, job.seat, None, job.ply, [action])
 
 
-async def play_fallback(m: Matches, job: BotJob) -> None:
-    """Plays the job's turn with the fallback move."""
+async def play_fallback(m: Matches, job: BotJob, attempts: int = 0, reason: str = "") -> bool:
+    """Plays the job's turn with the fallback move, given up after
+    ``attempts`` for ``reason``; False if the turn was no longer to play."""
     data = await due(m, job)
     if data is None:
-        return
+        return False
     state = await m.states.state(data)
     action = make_bot(state.game, FALLBACK, seed=bot_seed(job)).choose(state.clone())
     message = action_to_proto(state, action).action
     await logic.submit_action(m, job.match_id, job.seat, None, job.ply, [message])
     AI_DEAD_LETTERS.labels(state.game.name).inc()
+    fields = {
+        "match_id": job.match_id,
+        "game": state.game.name,
+        "ply": job.ply,
+        "seat": job.seat,
+        "bot_spec": job.bot_spec,
+        "attempts": attempts,
+        "reason": reason,
+        "fallback": FALLBACK,
+    }
+    match_log.warning("bot fallback played", extra={"fields": fields})
+    return True
 
 
 async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
@@ -135,11 +150,16 @@ async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
             await settle(lambda: coordination.retry_job(receipt, delay))
             return
         reason = f"{type(error).__name__}: {error}"
-        log.error(
-            "bot turn %s failed %d times; playing the fallback", delivery.job, delivery.attempt
-        )
+        played = False
         with contextlib.suppress(Aborted):
-            await play_fallback(m, delivery.job)
+            played = await play_fallback(m, delivery.job, delivery.attempt, reason)
+        if not played:  # the match moved on meanwhile: nothing to play
+            log.warning(
+                "bot turn %s failed %d times and was given up (%s); the match moved on",
+                delivery.job,
+                delivery.attempt,
+                reason,
+            )
         await settle(lambda: coordination.dead_letter(receipt, reason))
         return
     await settle(lambda: coordination.ack_job(receipt))

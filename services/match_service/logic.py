@@ -7,12 +7,18 @@ and tokens, its clocks and a stream of events. Every change is one
 compare-and-set on the record's version that appends its events and queues
 the bot job it makes due, in the same atomic step; the server rolls every
 die (seeded per match and ply, so a match replays exactly).
+
+The process whose write made a match event an operator cares about logs it,
+once, on the logger ``meeple.match``: "match created", "match started" and
+"match ended" (INFO), each with structured ``fields`` (the match id, the
+game, ...; never a token nor a token's hash).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import random
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -54,6 +60,7 @@ from services.settings import Settings
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 OWNER_TOKEN_METADATA = "meeple-owner-token"
+log = logging.getLogger("meeple.match")
 KEEP_SUBMISSIONS = 16  # recent plies whose answers a retried human submission gets again
 MAX_ACTIONS = 64  # in one submission; a whole turn is a handful
 DEFAULT_BOT = "medium"
@@ -279,6 +286,43 @@ async def commit(m: Matches, change: Change, state: State) -> None:
         raise Aborted("the match changed meanwhile: read it again and retry")
     m.states.keep(data.match_id, state)
     count(data, state, change)
+    report(data, state, change)
+
+
+def seat_names(data: MatchData) -> list[str]:
+    """Each seat as "human" or "bot:<spec>"."""
+    return [
+        "human" if kind == HUMAN else f"bot:{spec}"
+        for kind, spec in zip(data.seat_kinds, data.bot_specs, strict=True)
+    ]
+
+
+def report(data: MatchData, state: State, change: Change, created: bool = False) -> None:
+    """The log lines of the events a stored change made (see the module's
+    docstring): called once the write is stored, by its process only."""
+    game = state.game.name
+    if created:
+        fields = {"match_id": data.match_id, "game": game, "seats": seat_names(data)}
+        log.info("match created", extra={"fields": {**fields, "matchmade": bool(data.players)}})
+    if change.started:
+        log.info(
+            "match started",
+            extra={"fields": {"match_id": data.match_id, "game": game, "ply": data.ply}},
+        )
+    if change.finished:
+        returns = end_returns(data, state)
+        ended: dict[str, object] = {
+            "match_id": data.match_id,
+            "game": game,
+            "reason": END_LABELS[data.end_reason],
+            "ply": data.ply,
+            "returns": returns,
+            "outcome": outcome_label(returns, END_LABELS[data.end_reason]),
+            "rated": data.rated,
+        }
+        if data.end_seat >= 0:
+            ended["seat"] = data.end_seat
+        log.info("match ended", extra={"fields": ended})
 
 
 def count(data: MatchData, state: State, change: Change) -> None:
@@ -381,6 +425,7 @@ async def new_match(
     await m.coordination.create(data, change.events, bot_job(m, change, state))
     m.states.keep(data.match_id, state)
     count(data, state, change)
+    report(data, state, change, created=True)
     return data, state, owner_token, tokens
 
 

@@ -16,6 +16,7 @@ import base64
 import contextlib
 import hashlib
 import hmac
+import logging
 import os
 import re
 import secrets
@@ -63,6 +64,7 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 COMMIT_WAIT_SECONDS = 0.02  # a rated result may be read just before its match's write lands
 COMMIT_WAITS = 50
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
+match_log = logging.getLogger("meeple.match")
 
 
 def replica_name() -> str:
@@ -331,6 +333,10 @@ async def seat_table(maker: Matchmaker, queue: str, fence: int, table: Table) ->
         if not await store.assign(queue, fence, assignments):
             await store.release(queue, fence, ids)
             await maker.matches.coordination.delete(data.match_id)
+            # It was logged as created and started: say why it never ends.
+            reason = "its tickets went meanwhile (cancelled, or the lease moved)"
+            fields = {"match_id": data.match_id, "game": table.tickets[0].game, "reason": reason}
+            match_log.info("match dropped", extra={"fields": fields})
             return False
     except BaseException:
         await store.release(queue, fence, ids)
