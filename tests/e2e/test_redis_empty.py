@@ -81,7 +81,19 @@ def finished(stub: object, ids: list[str], into: dict[str, ms.GetMatchResponse])
     return len(into) == len(ids)
 
 
-def test_workers_play_new_matches_after_redis_comes_back_empty(redis: RedisServer) -> None:
+def empty(redis: RedisServer, how: str) -> None:
+    """FLUSHALL, or a restart of a redis-server that persists nothing."""
+    if how == "flushall":
+        redis.flush()
+    else:
+        redis.stop()
+        redis.start()
+
+
+@pytest.mark.parametrize("how", ["flushall", "restart"])
+def test_workers_play_new_matches_after_redis_comes_back_empty(
+    redis: RedisServer, how: str
+) -> None:
     with ExitStack() as stack:
         world = Topology(stack, redis.url).start(replicas=1, workers=1)
         stubs = [world.stub(0)]
@@ -91,7 +103,7 @@ def test_workers_play_new_matches_after_redis_comes_back_empty(redis: RedisServe
         until(lambda: finished(stubs[0], before, done), processes, 60, "finished matches")
         assert not recreations(processes)
 
-        redis.flush()  # what a restart without persistence leaves
+        empty(redis, how)
         # A worker pulls every 0.2 s at most: it meets the missing group at once.
         until(lambda: bool(recreations(world.workers)), processes, 5, "warning from the worker")
         after = create_bot_matches(stubs, 4)
