@@ -78,13 +78,14 @@ FIXED = (
 # TTL (ms). Returns the lease's fencing token (a string of digits), or nil
 # while another holds it. A new holder's token is the counter plus one; with
 # no counter (a new queue, or a Redis that came back empty) the counter
-# starts again from the Redis clock in microseconds, above every token
-# issued before the loss: those count up by one per new holder from an
-# earlier reading of that clock. So a pass that took its lease before the
-# loss and stalled is fenced off for good: it can claim nothing (the lease
-# holds another token), and can release or assign no later claim (each is
-# of a larger token). Tokens travel as strings: a Lua number of 16 digits
-# turns into "1.7e+15" when concatenated.
+# starts again from the Redis clock in milliseconds, above every token
+# issued before the loss: those count up by one per new holder (at most one
+# a pass, 20 a second) from an earlier reading of that clock. So a pass that
+# took its lease before the loss and stalled is fenced off for good: it can
+# claim nothing (the lease holds another token), and can release or assign
+# no later claim (each is of a larger token). The clock's 13 digits print
+# exactly from a Lua number too (16 would print as "1.7e+15"), so an older
+# replica's script, which concatenates the number, shares the counter.
 LEASE = """
 local lease = redis.call('GET', KEYS[1])
 if lease then
@@ -99,7 +100,7 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
   fence = redis.call('GET', KEYS[2])
 else
   local now = redis.call('TIME')
-  fence = now[1] .. string.format('%06d', tonumber(now[2]))
+  fence = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
   redis.call('SET', KEYS[2], fence)
 end
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
