@@ -57,9 +57,33 @@ def test_the_split_topology_on_one_image() -> None:
         assert ("redis" in service.get("depends_on", {})) == on_redis, name
     assert found["match"]["deploy"]["replicas"] == 2
     assert found["worker"]["deploy"]["replicas"] == 3
-    assert "8080:8080" in found["web"]["ports"]
+    assert "${MEEPLE_WEB_PUBLISH:-8080}:8080" in found["web"]["ports"]
+    assert "${MEEPLE_GRPC_PUBLISH:-50051}:50051" in found["web"]["ports"]
     redis = found["redis"]["command"]
     assert redis[redis.index("--appendonly") + 1] == "yes"
+
+
+def test_the_entry_serves_every_service_and_every_meeple_container_gets_traffic() -> None:
+    """Clients come in through web (the page, Connect and gRPC), matchmaking
+    included; the rules container and each match replica are published too,
+    so that clients can reach them (the image job calls each)."""
+    found = services()
+    assert found["web"]["command"][1:5] == list(SERVICE_NAMES)
+    assert found["rules"]["ports"] == ["${MEEPLE_RULES_PUBLISH:-50052}:50051"]
+    assert found["match"]["ports"] == ["50051"]  # a free host port per replica
+
+
+def test_every_meeple_container_has_a_health_check_through_meeple_health() -> None:
+    """A string (run by the image's shell, as CMD-SHELL): podman-compose 1.0
+    consumes a list's first item on the first replica, failing the second."""
+    for name in MEEPLE_SERVICES:
+        check = services()[name]["healthcheck"]["test"].split()
+        assert check[:2] == ["meeple", "health"], name
+        if name == "worker":  # no gRPC port: its metrics endpoint
+            metrics = default("worker", "metrics_port")
+            assert check[2:] == ["--http", f"http://127.0.0.1:{metrics}/metrics"]
+        else:
+            assert check[2:] == [f"127.0.0.1:{default('serve', 'port')}"], name
 
 
 def test_grafana_gets_the_dashboard_and_prometheus_its_config() -> None:
