@@ -23,6 +23,7 @@ from services.coordination import MemoryCoordination
 from services.match_service.logic import Matches
 from services.matchmaking import logic
 from services.matchmaking.logic import Matchmaker
+from services.matchmaking.pairing import pair
 from services.settings import Settings
 from tests.services.conftest import Served
 
@@ -143,6 +144,37 @@ def test_bots_fill_a_table_after_the_wait(matchmaking: Callable[..., Stubs]) -> 
     kinds = [seat.kind for seat in match.seats]
     assert kinds == [ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT, ms.SEAT_KIND_BOT]
     assert match.seats[1].bot_spec == "hard"  # a new player's 25 is nearest hard's 27
+
+
+def test_bots_fill_the_smallest_table_a_lone_party_fits(
+    matchmaking: Callable[..., Stubs],
+) -> None:
+    """Humans sit at the biggest table that fills; a ticket that waited
+    past bot_fill_after alone gets the smallest table its party fits, so
+    that bots fill as few seats as can be: a single accepting Rolit tables
+    of 2, 3 and 4 plays one bot at a table of 2."""
+    stubs = matchmaking(bot_fill_after=0.3)
+    created = ticket(stubs, ROLIT, ["solo"], seat_counts=[4, 2, 3], allow_bots=True)
+    assigned = watch(stubs, created)[-1].assigned
+    assert assigned.bot_seats == 1
+    match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=assigned.match_id)).match
+    assert match.config.rolit.players == 2
+    assert [seat.kind for seat in match.seats] == [ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT]
+
+
+def test_bot_fill_takes_the_smallest_table_of_the_party_as_a_pure_function() -> None:
+    """The same rule in ``pairing.pair``, for parties: past bot_fill_after
+    alone, a single accepting 2, 3 and 4 seats gets a table of 2, a party
+    of two accepting 3 and 4 a table of 3 (ratings far apart: each alone)."""
+    from tests.services.test_pairing import seated
+    from tests.services.test_pairing import ticket as record
+
+    single = record("one", seat_counts=[3, 2, 4], allow_bots=True)
+    duo = record("duo", player_ids=["d1", "d2"], seat_counts=[4, 3], allow_bots=True, rating=45.0)
+    assert pair([single, duo], 9_000, bot_fill_after=10) == []
+    tables = pair([single, duo], 11_000, bot_fill_after=10)
+    assert seated(tables) == [(["duo"], 1), (["one"], 1)]  # the same age: by id
+    assert [table.size for table in tables] == [3, 2]
 
 
 def test_a_ticket_is_cancelled_only_with_its_token(matchmaking: Callable[..., Stubs]) -> None:

@@ -23,6 +23,7 @@ from services.coordination.matchmaking import (
 )
 from services.coordination.memory import wall_ms
 from services.coordination.redis import RedisCoordination
+from services.coordination.redis_matchmaking import queued_key
 
 StoreFactory = Callable[..., Awaitable[Store]]
 QUEUE = "othello-abc"
@@ -247,5 +248,60 @@ def test_a_finished_rated_match_is_queued_for_its_ratings(make_store: StoreFacto
         assert again.match_id == "m9"
         await store.ack_result(again.receipt)
         assert await store.pull_result(0.5) is None
+
+    run(scenario())
+
+
+def test_a_stale_pass_claims_no_free_ticket_under_another_lease(
+    make_store: StoreFactory,
+) -> None:
+    """The claim checks the lease's fencing token, not only that a lease
+    exists: a pass whose lease ended (it stalled) claims nothing, not even
+    free tickets, while the next holder's lease is live."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        ids = await queue_tickets(store, "ab")
+        stale = await store.acquire_lease(QUEUE, "stalled", 0.2)
+        assert stale is not None
+        await asyncio.sleep(0.3)
+        live = await store.acquire_lease(QUEUE, "next", 5.0)
+        assert live is not None
+        assert live > stale
+        refused = await store.claim(QUEUE, stale, ids)  # both tickets are free
+        assert not refused.ok
+        assert sorted(refused.refused) == ids
+        for ticket_id in ids:
+            loaded = await store.load_ticket(ticket_id)
+            assert loaded is not None
+            assert loaded.claim == 0
+        assert not await store.assign(QUEUE, stale, dict.fromkeys(ids, b"stale"))
+        assert (await store.claim(QUEUE, live, ids)).ok  # the live holder still can
+
+    run(scenario())
+
+
+def test_every_ended_ticket_leaves_the_queue(make_store: StoreFactory) -> None:
+    """Assigned, expired and cancelled tickets leave the queue's index of
+    queued tickets (on Redis, the sorted set ``{q:<queue>}:queued``), so an
+    emptied queue is dropped from the queues a matchmaker passes over."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        ids = await queue_tickets(store, "abcdefg")
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        assert (await store.claim(QUEUE, fence, ids[:2])).ok  # a table of two
+        assert await store.assign(QUEUE, fence, dict.fromkeys(ids[:2], b"m1"))
+        assert (await store.claim(QUEUE, fence, ids[2:5])).ok  # of three, other seats
+        assert await store.assign(QUEUE, fence, {i: i.encode() for i in ids[2:5]})
+        await store.expire(QUEUE, [ids[5]])
+        await store.cancel_ticket(ids[6])
+        assert await store.queued(QUEUE) == []
+        if isinstance(store, RedisCoordination):
+            assert await store.client.zrange(queued_key(QUEUE), 0, -1) == []
+        assert await store.queues() == []
+        await store.create_ticket(ticket("h"))  # a new ticket brings the queue back
+        assert await store.queues() == [QUEUE]
 
     run(scenario())
