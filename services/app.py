@@ -7,20 +7,38 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 from wsgiref.simple_server import WSGIServer
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import (
+    AuthenticationError,
+    AuthorizationError,
+    InvalidResponse,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+)
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services import ai_service, match_service, matchmaking, rules_service
 from services.ai_service import AIPool, Priority
 from services.background import keep_running
 from services.coordination import MemoryCoordination, Store
 from services.coordination.redis import RedisCoordination
+from services.coordination.redis_client import CLUSTER_SCHEMES
+from services.errors import Unavailable
 from services.limits import RateLimiter
 from services.match_service import Matches
 from services.matchmaking import Matchmaker
 from services.metrics import AI_QUEUE_DEPTH, serve_metrics
-from services.server import GRACE_SECONDS, Server, Service, build_server
+from services.server import GRACE_SECONDS, Server, Service, build_server, split_address
 from services.settings import Settings
 from services.web.server import WebServer
 
@@ -29,8 +47,94 @@ GAUGE_SECONDS = 1.0
 # A runner waits on the store between decisions: a few per AI worker keep it busy.
 RUNNERS_PER_AI_WORKER = 4
 TASKS_STOP_SECONDS = 5.0  # each background task checks its stop signal far more often
+# At start, Redis answers a ping within this time (no retries: a Redis that
+# is down or refuses us is reported at once, not after the retries of a
+# running server).
+REDIS_CHECK_SECONDS = 3.0
 
 log = logging.getLogger(__name__)
+
+
+class StartupError(Exception):
+    """A start that failed for a reason its operator fixes: a port taken, a
+    Redis that cannot be reached or refuses us. ``what`` failed
+    (``cannot listen on 127.0.0.1:9464``), ``reason`` says why; ``setting``
+    names the App's parameter at fault (``port`` for the gRPC port,
+    ``metrics_port``, ``web_port``, ``redis_url``) and ``label`` describes
+    it (``metrics port``), so that a command line can name its option."""
+
+    def __init__(self, what: str, reason: str, setting: str = "", label: str = "") -> None:
+        super().__init__(what, reason, setting, label)
+        self.what = what
+        self.reason = reason
+        self.setting = setting
+        self.label = label
+
+    def line(self, option: str = "") -> str:
+        """One line: what failed, the label and ``option`` (what sets it) in
+        parentheses, why."""
+        about = ", ".join(part for part in (self.label, option) if part)
+        return f"{self.what}{f' ({about})' if about else ''}: {self.reason}"
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+PORT_LABELS = {"port": "gRPC port", "web_port": "web port", "metrics_port": "metrics port"}
+
+
+def cannot_listen(address: str, error: OSError, setting: str) -> StartupError:
+    # The errno's own text: socket.create_server appends the address to strerror.
+    reason = os.strerror(error.errno).lower() if error.errno else str(error)
+    return StartupError(f"cannot listen on {address}", reason, setting, PORT_LABELS[setting])
+
+
+def redis_place(url: str) -> str:
+    """Where a Redis URL points, without its password: ``host:port/db``."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path
+    where = f"{parts.hostname or 'localhost'}:{parts.port or 6379}"
+    if parts.scheme in CLUSTER_SCHEMES:
+        return f"{where} (Cluster)"
+    return where + (parts.path if parts.path not in ("", "/") else "")
+
+
+def redis_refusal(url: str, error: BaseException) -> StartupError:
+    """The StartupError for what a Redis check (or the store's start) raised."""
+    where = redis_place(url)
+    if isinstance(error, AuthenticationError | AuthorizationError | ResponseError):
+        return StartupError(f"Redis at {where} refused us", str(error), "redis_url")
+    if isinstance(error, InvalidResponse):
+        return StartupError(f"{where} does not answer as Redis does", str(error), "redis_url")
+    if isinstance(error, TimeoutError | RedisTimeoutError):
+        reason = f"no answer within {REDIS_CHECK_SECONDS:g} s"
+        return StartupError(f"cannot reach Redis at {where}", reason, "redis_url")
+    return StartupError(f"cannot reach Redis at {where}", str(error), "redis_url")
+
+
+async def check_redis(url: str, seconds: float = REDIS_CHECK_SECONDS) -> None:
+    """Pings the Redis of ``url`` once, on a connection of its own without
+    retries, within ``seconds``; StartupError says why it did not answer
+    (unreachable, a password it refused, a DB index out of range, not Redis)."""
+    options: dict[str, Any] = {
+        "retry": Retry(NoBackoff(), 0),
+        "socket_timeout": seconds,
+        "socket_connect_timeout": seconds,
+    }
+    parts = urlsplit(url)
+    client: Any
+    if parts.scheme in CLUSTER_SCHEMES:
+        plain = urlunsplit(parts._replace(scheme=CLUSTER_SCHEMES[parts.scheme]))
+        client = RedisCluster.from_url(plain, **options)
+    else:
+        client = aioredis.Redis.from_url(url, **options)
+    try:
+        await asyncio.wait_for(client.ping(), seconds)
+    except (RedisError, RedisClusterException, OSError, TimeoutError) as error:
+        raise redis_refusal(url, error) from error
+    finally:
+        await client.aclose()
 
 
 class App:
@@ -97,6 +201,17 @@ class App:
         return "ai" in self.services or self.bots
 
     async def start(self) -> int:
+        """Binds every port first (a port in use fails before anything else
+        starts), checks Redis, starts the AI pool, then serves. A known cause
+        of failure is a StartupError; whatever fails (or cancels the start),
+        what had started is stopped again before the error goes on."""
+        try:
+            return await self._start()
+        except BaseException:
+            await self.stop(grace=0)
+            raise
+
+    async def _start(self) -> int:
         settings = self.settings
         makers: dict[str, Callable[[], Service]] = {
             "rules": rules_service.service,
@@ -111,21 +226,14 @@ class App:
             limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
             for service in services:
                 service.servicer.rate_limiter = limiter
-        await self.coordination.start()
+        self._bind(services)
+        await self._start_coordination()
         if self.uses_pool:
             await self.pool.start()
-        if services:
-            self.server = build_server(services, self.address)
-            self.port = self.server.port
+        if self.server is not None:
             await self.server.start()
-        if self.web_port is not None:
-            host = self.address.rsplit(":", 1)[0]
-            self.web = WebServer(services, host, self.web_port, origins=self.web_origins)
+        if self.web is not None:
             await self.web.start()
-            self.web_port = self.web.port
-        if self.metrics_port is not None:
-            self._metrics = serve_metrics(self.address.rsplit(":", 1)[0], self.metrics_port)
-            self.metrics_port = self._metrics.server_port
         if "match" in self.services:
             self._spawn("sweeper", lambda: match_service.run_sweeper(self.matches, self._stop))
         if "matchmaking" in self.services:
@@ -142,6 +250,54 @@ class App:
         if self.uses_pool:
             self._spawn("queue gauges", self._sample_queues)
         return self.port
+
+    def _bind(self, services: list[Service]) -> None:
+        """Takes the gRPC, web and metrics ports (the metrics one serves at
+        once); StartupError names one that is taken."""
+        host, port = split_address(self.address)
+        numbers = {"port": port if services else 0, "web_port": self.web_port or 0}
+        numbers["metrics_port"] = self.metrics_port or 0
+        seen: dict[int, str] = {}
+        for name, number in numbers.items():
+            if number and number in seen:
+                reason = f"it is the {PORT_LABELS[seen[number]]} too"
+                where = f"cannot listen on {host}:{number}"
+                raise StartupError(where, reason, name, PORT_LABELS[name])
+            seen[number] = name
+        if services:
+            try:
+                self.server = build_server(services, self.address)
+            except OSError as error:
+                raise cannot_listen(self.address, error, "port") from error
+            self.port = self.server.port
+        if self.web_port is not None:
+            web = WebServer(services, host, self.web_port, origins=self.web_origins)
+            try:
+                self.web_port = web.bind()
+            except OSError as error:
+                where = f"{host}:{self.web_port}"
+                raise cannot_listen(where, error, "web_port") from error
+            self.web = web
+        if self.metrics_port is not None:
+            try:
+                self._metrics = serve_metrics(host, self.metrics_port)
+            except OSError as error:
+                where = f"{host}:{self.metrics_port}"
+                raise cannot_listen(where, error, "metrics_port") from error
+            self.metrics_port = self._metrics.server_port
+
+    async def _start_coordination(self) -> None:
+        """Starts the store; on Redis, after a quick check that it answers
+        (StartupError if not, or if the store's own start fails)."""
+        if not isinstance(self.coordination, RedisCoordination):
+            await self.coordination.start()
+            return
+        url = self.coordination.url
+        await check_redis(url)
+        try:
+            await self.coordination.start()
+        except (Unavailable, RedisError, RedisClusterException, OSError) as error:
+            raise redis_refusal(url, error) from error
 
     def _spawn(self, name: str, task: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self._tasks.append(asyncio.create_task(task(), name=name))
@@ -160,12 +316,16 @@ class App:
         await keep_running("queue gauges", sample, self._stop, GAUGE_SECONDS)
 
     async def stop(self, grace: float = GRACE_SECONDS) -> None:
-        if self.web is not None:
-            await self.web.stop(grace)
-        if self.server is not None:
-            await self.server.stop(grace)
+        """Stops what started (all of it after ``start``, some after a
+        failed start): calls in flight on the ports get ``grace`` seconds."""
+        await asyncio.gather(
+            *([self.web.stop(grace)] if self.web is not None else []),
+            *([self.server.stop(grace)] if self.server is not None else []),
+        )
         if self._metrics is not None:
-            self._metrics.shutdown()
+            metrics, self._metrics = self._metrics, None
+            await asyncio.to_thread(metrics.shutdown)
+            metrics.server_close()
         self._stop.set()
         if self.uses_pool:
             await self.pool.stop()  # a bot runner waiting on a decision stops too

@@ -1,6 +1,7 @@
 """What every meeple server shares: the exception-to-status mapping, health,
-reflection, message-size limits, startup and graceful shutdown on SIGTERM.
-Each service adds only its servicer (see ``SERVICES``)."""
+reflection, message-size limits, a port of its own (never shared with
+another process) and graceful shutdown. Each service adds only its
+servicer (see ``SERVICES``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-import signal
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,8 +30,11 @@ log = logging.getLogger("meeple.server")
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 MAX_DETAILS_CHARS = 500
-GRACE_SECONDS = 5.0
+# Calls in flight when a server stops get this long (streams are cut then,
+# and their clients resume elsewhere): a stop stays well within 5 s.
+GRACE_SECONDS = 2.0
 
+T = TypeVar("T")
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -199,25 +203,53 @@ class Server:
     port: int
     health: health.aio.HealthServicer
     names: list[str]
+    started: bool = False
 
     async def start(self) -> None:
-        """Starts serving and marks every service SERVING."""
-        await self.grpc_server.start()
+        """Starts serving and marks every service SERVING. A cancellation
+        (a stop signal during a process's start) waits for grpcio's start to
+        finish: cut short, it leaves a server that cannot stop."""
+        await uninterrupted(self.grpc_server.start())
+        self.started = True
         for name in ["", *self.names]:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop(self, grace: float) -> None:
-        """Reports NOT_SERVING, lets calls in flight finish for ``grace`` seconds, stops."""
+        """Reports NOT_SERVING, lets calls in flight finish for ``grace``
+        seconds, stops; the port is free again (also for a server built but
+        never started: grpcio lets go of a port only when a started server
+        stops, so it is started, NOT_SERVING, and stopped at once)."""
         await self.health.enter_graceful_shutdown()
-        await self.grpc_server.stop(grace)
+        if not self.started:
+            await uninterrupted(self.grpc_server.start())
+            self.started = True
+            grace = 0
+        await uninterrupted(self.grpc_server.stop(grace))
+
+
+async def uninterrupted(step: Awaitable[T]) -> T:
+    """Awaits ``step`` to its end even if the caller is cancelled meanwhile
+    (the cancellation is raised after it)."""
+    task = asyncio.ensure_future(step)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task
+        raise
 
 
 def build_server(services: Sequence[Service], address: str) -> Server:
     """A server with ``services``, health (each service SERVING once
     started) and reflection, listening on ``address`` (port 0 picks a free
-    one); not started yet."""
+    one); not started yet. A port another socket holds is refused
+    (OSError with the reason): grpcio would otherwise share it with
+    SO_REUSEPORT, two servers on one port."""
+    refused = bind_error(address)
+    if refused is not None:
+        raise refused
     server = grpc.aio.server(
         options=[
+            ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ]
@@ -229,16 +261,42 @@ def build_server(services: Sequence[Service], address: str) -> Server:
     reflection.enable_server_reflection(
         [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio's "Failed to bind to address"
+        port = 0
     if port == 0:
-        raise OSError(f"cannot listen on {address}")
+        raise bind_error(address) or OSError(f"grpcio could not bind {address}")
     return Server(server, port, health_servicer, names)
 
 
-async def wait_for_signal() -> None:
-    """Returns on SIGTERM or SIGINT (Ctrl-C)."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+def split_address(address: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as the host and the port."""
+    host, _, port = address.rpartition(":")
+    try:
+        return host.strip("[]"), int(port)
+    except ValueError:
+        raise ValueError(f"an address is HOST:PORT, got {address!r}") from None
+
+
+def bind_error(address: str) -> OSError | None:
+    """Why ``address`` cannot be listened on (taken, or not an address of
+    this machine), found by binding it as a server does; None when it can,
+    and for port 0 (any free port)."""
+    host, port = split_address(address)
+    if port == 0:
+        return None
+    try:
+        found = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError as error:
+        return OSError(error.errno, error.strerror)
+    for family, kind, protocol, _, where in found:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as error:
+                return OSError(error.errno, error.strerror)
+    return None

@@ -144,6 +144,16 @@ class WebServer:
         self.port = port
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._listener: socket.socket | None = None
+
+    def bind(self) -> int:
+        """Takes the port (``port`` is then the bound one) without serving
+        yet, so that a port in use fails before anything else starts
+        (OSError); ``start`` binds it if this did not."""
+        if self._listener is None:
+            self._listener = socket.create_server((self.host.strip("[]"), self.port))
+            self.port = self._listener.getsockname()[1]
+        return self.port
 
     async def start(self) -> None:
         config = Config()
@@ -151,15 +161,21 @@ class WebServer:
         config.errorlog = log
         config.include_server_header = False
         config.graceful_timeout = GRACE_SECONDS
-        with socket.create_server((self.host, self.port)) as listener:
-            self.port = listener.getsockname()[1]
+        self.bind()
+        assert self._listener is not None
+        with self._listener as listener:
             # hypercorn takes (and later closes) a descriptor of its own
             config.bind = [f"fd://{os.dup(listener.fileno())}"]
+        self._listener = None
         serving = serve(self.app, config, shutdown_trigger=self._stop.wait)  # type: ignore[arg-type]
         self._task = asyncio.create_task(serving, name="web port")
 
     async def stop(self, grace: float) -> None:
-        """Stops taking requests; open streams get ``grace`` seconds."""
+        """Stops taking requests; open streams get ``grace`` seconds (a port
+        bound but never served is let go)."""
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         if self._task is None:
             return
         self._stop.set()
