@@ -21,8 +21,11 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
@@ -85,6 +88,37 @@ class _Worker:
     started: float  # loop time
     job: _Job | None = None
     retired: bool = False
+
+
+@contextlib.contextmanager
+def _sigint_ignored_by_children() -> Iterator[None]:
+    """A worker started inside ignores SIGINT from its first instruction on:
+    Ctrl-C reaches the terminal's whole process group, and the parent, not
+    the signal, stops its workers (one killed by it while it starts would
+    be restarted during the shutdown, with a traceback). The worker's main
+    ignores it too, but only once its imports are done; an ignored signal
+    is inherited across the spawn's exec, a handler is not.
+
+    The parent's handler is back as soon as the child exists; a SIGINT
+    meanwhile is lost unless the parent blocks it in every thread, as the
+    ``meeple`` server commands do (services.cli.StopSignals): a blocked
+    signal stays pending even while it is ignored. multiprocessing's
+    resource tracker unblocks SIGINT and SIGTERM in the thread that starts
+    it (the first spawn does): it is started first, and the thread's mask
+    put back. Only the main thread may change handlers: elsewhere (a server
+    in a test's thread) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @dataclass
@@ -258,7 +292,8 @@ class AIPool:
         process = self._context.Process(
             target=worker_main.main, args=(theirs, cancel), name="meeple-ai", daemon=True
         )
-        process.start()
+        with _sigint_ignored_by_children():
+            process.start()
         theirs.close()
         loop = asyncio.get_running_loop()
         worker = _Worker(process, ours, cancel, loop.time())
