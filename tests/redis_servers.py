@@ -114,11 +114,15 @@ class RedisServer:
 
 
 class RedisCluster:
-    """Three masters joined with ``redis-cli --cluster create``."""
+    """Three masters joined with ``redis-cli --cluster create``; with
+    ``appendonly``, a master restarted by ``restart`` comes back with its
+    data (and its identity: ``nodes.conf`` stays in its folder)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, appendonly: bool = False) -> None:
         require_redis()
-        self.nodes = [RedisServer(folder / f"node{i}", cluster=True) for i in range(3)]
+        self.nodes = [
+            RedisServer(folder / f"node{i}", appendonly=appendonly, cluster=True) for i in range(3)
+        ]
         assert REDIS_CLI is not None
         addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
         subprocess.run(
@@ -127,18 +131,60 @@ class RedisCluster:
             capture_output=True,
             timeout=60,
         )
-        deadline = time.monotonic() + 30
+        self.wait_ok()
+
+    def wait_ok(self, seconds: float = 30.0) -> None:
+        """Until every node says ``cluster_state:ok``."""
+        assert REDIS_CLI is not None
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            info = subprocess.run(
-                [REDIS_CLI, "-p", str(self.nodes[0].port), "cluster", "info"],
-                capture_output=True,
-                text=True,
-                timeout=10,
-            ).stdout
-            if "cluster_state:ok" in info:
+            states = [
+                subprocess.run(
+                    [REDIS_CLI, "-p", str(node.port), "cluster", "info"],
+                    capture_output=True,
+                    text=True,
+                    timeout=10,
+                ).stdout
+                for node in self.nodes
+            ]
+            if all("cluster_state:ok" in state for state in states):
                 return
-            time.sleep(0.1)
-        raise RuntimeError("the Redis Cluster did not reach cluster_state:ok")
+            time.sleep(0.05)
+        raise RuntimeError(f"the Redis Cluster was not ok again within {seconds} s")
+
+    def node_of(self, key: str) -> RedisServer:
+        """The master that serves ``key``'s slot."""
+        assert REDIS_CLI is not None
+        port = str(self.nodes[0].port)
+        slot = int(
+            subprocess.run(
+                [REDIS_CLI, "-p", port, "cluster", "keyslot", key],
+                capture_output=True, text=True, check=True, timeout=10,
+            ).stdout
+        )  # fmt: skip
+        nodes = subprocess.run(
+            [REDIS_CLI, "-p", port, "cluster", "nodes"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout  # fmt: skip
+        for (
+            line
+        ) in nodes.splitlines():  # id host:port@bus flags master ping pong epoch state slots...
+            fields = line.split()
+            for ranged in fields[8:]:
+                first, _, last = ranged.partition("-")
+                if not first.isdigit():
+                    continue
+                if int(first) <= slot <= int(last or first):
+                    owner = int(fields[1].split("@")[0].rsplit(":", 1)[1])
+                    return next(node for node in self.nodes if node.port == owner)
+        raise RuntimeError(f"no master serves the slot {slot} of {key!r}")
+
+    def restart(self, node: RedisServer, down_seconds: float = 0.0, kill: bool = False) -> None:
+        """Stops one master (SIGTERM, or SIGKILL), waits ``down_seconds`` and
+        starts it again with its data and identity."""
+        node.stop(kill=kill)
+        time.sleep(down_seconds)
+        node.start()
 
     @property
     def url(self) -> str:

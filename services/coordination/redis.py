@@ -27,7 +27,9 @@ change lost its race is found stale by the worker (``BotJob.version`` is
 newer than the record for a while, then older) and dropped.
 
 Connection errors retry with exponential backoff and jitter; once the
-retries are spent a call raises ``Unavailable`` (UNAVAILABLE to clients).
+retries are spent a call raises ``Unavailable`` (UNAVAILABLE to clients),
+as does every failure of a Cluster's topology (a master restarting:
+``redis_client.is_connection_error``).
 
 A Redis that comes back empty (restarted without persistence) has lost the
 consumer groups with everything else: a read of the job stream that finds

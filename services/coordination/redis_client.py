@@ -1,22 +1,47 @@
 """The Redis client the stores share: one URL for a server or a Cluster,
 pooled connections, retries with backoff, and ``Unavailable`` once those
 are spent; and the consumer groups of its streams, made again when Redis
-comes back without them."""
+comes back without them.
+
+``Unavailable`` (UNAVAILABLE to clients, who retry it) stands for every
+failure of the connection or the topology, not of the command: a refused
+or lost connection, a timeout, a Redis still loading its data after a
+restart (LOADING), a Cluster that is down or has a master down
+(CLUSTERDOWN, MASTERDOWN), slots being moved (TRYAGAIN, MOVED and ASK
+past redis-py's redirections), slots no node serves yet, a replica that
+was a master (READONLY), and a connection that redis-py itself tore down
+under a command in flight (the Cluster client closes every connection of
+the client when one command meets CLUSTERDOWN, so another command's
+connection may lose its socket mid-write: an ``AttributeError`` from
+inside redis-py). Anything else is a bug, and stays INTERNAL.
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+import redis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import (
+    AskError,
+    BusyLoadingError,
+    ClusterDownError,
+    ClusterError,
+    ReadOnlyError,
+    RedisClusterException,
+    ResponseError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.errors import Unavailable
@@ -30,6 +55,57 @@ RETRIES = 8  # about 6 s of backoff in all, for a restart of Redis
 log = logging.getLogger("meeple.coordination")
 
 
+# Failures of the connection or the Cluster's topology, not of the command
+# (see the module's docstring). MasterDownError is a ClusterDownError,
+# MovedError an AskError, BusyLoadingError a ConnectionError (named for the
+# reader); ClusterError is also redis-py's "TTL exhausted" after a storm of
+# redirections.
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    RedisConnectionError,
+    BusyLoadingError,
+    RedisTimeoutError,
+    OSError,  # TimeoutError and ConnectionResetError among them
+    ClusterError,
+    ClusterDownError,
+    TryAgainError,
+    AskError,
+    ReadOnlyError,
+    SlotNotCoveredError,
+)
+# What redis-py's Cluster client says when it cannot (re)learn the topology.
+TOPOLOGY_MESSAGES = (
+    "Redis Cluster cannot be connected",
+    "All slots are not covered",
+    "could not agree on a valid slots cache",
+    "No targets were found",
+)
+REDIS_PACKAGE = Path(redis.__file__).parent
+
+
+def torn_down(error: BaseException) -> bool:
+    """Whether ``error`` is redis-py meeting a connection it tore down
+    under a command in flight: an AttributeError on None (its reader or
+    writer, set to None by a disconnect), raised inside redis-py."""
+    if not isinstance(error, AttributeError) or error.obj is not None:
+        return False
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and Path(frame.tb_frame.f_code.co_filename).is_relative_to(
+        REDIS_PACKAGE
+    )
+
+
+def is_connection_error(error: BaseException) -> bool:
+    """Whether ``error`` is a failure of the connection or the topology
+    (``Unavailable``), not of the command."""
+    if isinstance(error, CONNECTION_ERRORS):
+        return True
+    if type(error) is RedisClusterException:
+        return any(message in str(error) for message in TOPOLOGY_MESSAGES)
+    return torn_down(error)
+
+
 def unavailable_on_connection_errors(
     method: Callable[P, Coroutine[Any, Any, T]],
 ) -> Callable[P, Coroutine[Any, Any, T]]:
@@ -39,8 +115,13 @@ def unavailable_on_connection_errors(
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return await method(*args, **kwargs)
-        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-            raise Unavailable(f"the coordination store is unreachable: {error}") from None
+        except Unavailable:
+            raise
+        except Exception as error:
+            if not is_connection_error(error):
+                raise
+            name = type(error).__name__
+            raise Unavailable(f"the coordination store is unreachable: {name}: {error}") from None
 
     return wrapper
 
