@@ -1,25 +1,55 @@
-"""The ``meeple`` command line."""
+"""The ``meeple`` command line.
+
+The server commands (``up``, ``serve``, ``worker``):
+
+- A start that fails (a port in use, Redis unreachable or refusing us, a
+  bad setting or option) is one line on stderr, ``meeple: cannot listen on
+  127.0.0.1:9464 (metrics port, --metrics-port / MEEPLE_METRICS_PORT):
+  address already in use``, and exit code 2; the traceback is logged too
+  under ``MEEPLE_LOG_LEVEL=DEBUG``.
+- SIGINT (Ctrl-C) and SIGTERM stop the process at any moment, its start
+  included (they are caught before it begins, and one cancels it), and the
+  exit code is 0: the stop was asked for. A stop takes a few seconds at most.
+- ``meeple health`` checks one from outside (container healthchecks).
+
+Imports are made where they are needed, so that the process catches those
+signals a moment after it starts.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import functools
 import json
 import logging
 import os
 import random
+import signal
+import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+import typer.core
 
-import engine_core
-from ai.tournament import GameResult, TournamentResult, run_tournament
+if TYPE_CHECKING:
+    import asyncio
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from ai.tournament import GameResult, TournamentResult
 
 app = typer.Typer(help="meeple: tabletop game engines with AI opponents.", no_args_is_help=True)
-console = Console()
+
+
+@functools.cache
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console()
 
 
 @app.callback()
@@ -33,6 +63,9 @@ def demo(
     players: int = typer.Option(4, min=2, max=4, help="Number of Rolit players."),
 ) -> None:
     """Plays a seeded Rolit game between random players, move by move."""
+    import engine_core
+
+    console = _console()
     game = engine_core.rolit.RolitGame(players=players)
     state = game.new_initial_state()
     rng = random.Random(seed)
@@ -87,6 +120,11 @@ def tournament(
     ] = None,
 ) -> None:
     """Plays every lineup of the bots with seat rotation and prints the table."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ai.tournament import run_tournament
+
+    console = _console()
     options = _parse_options(option or [])
     if players is not None:
         options["players"] = players
@@ -116,6 +154,8 @@ def tournament(
 
 
 def _tournament_table(result: TournamentResult) -> Table:
+    from rich.table import Table
+
     options = " ".join(f"{key}={value}" for key, value in result.options.items())
     title = f"{result.game} {options}".strip() + f": {len(result.results)} games"
     table = Table(title=title)
@@ -137,6 +177,52 @@ def _tournament_table(result: TournamentResult) -> Table:
     return table
 
 
+# --- the server commands -------------------------------------------------------
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# The App's settings a start may fail on, and what sets each on the command line.
+SETTING_OPTIONS = {
+    "port": "--port / MEEPLE_PORT",
+    "web_port": "--web-port / MEEPLE_WEB_PORT",
+    "metrics_port": "--metrics-port / MEEPLE_METRICS_PORT",
+    "redis_url": "--redis / MEEPLE_REDIS_URL",
+}
+
+
+def _refuse(line: str, error: BaseException | None = None) -> NoReturn:
+    """A start that failed: ``meeple: LINE`` on stderr and exit code 2, with
+    ``error``'s traceback logged first when the log level is DEBUG."""
+    if error is not None:
+        logging.getLogger("meeple").debug("the start failed", exc_info=error)
+    print(f"meeple: {' '.join(line.split())}", file=sys.stderr, flush=True)
+    raise typer.Exit(2)
+
+
+class ServerCommand(typer.core.TyperCommand):
+    """A command whose command-line errors are one line too (exit code 2),
+    like every other reason it cannot start."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Any = None,
+        **extra: Any,
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except typer.TyperException as error:  # a usage error: an unknown option, a bad value
+            _refuse(f"{error.format_message()} (meeple {info_name} --help lists the options)")
+
+
+class StartFailed(Exception):
+    """The start failed; ``line`` says why (the cause is chained)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 RedisOption = Annotated[
     str | None,
     typer.Option(
@@ -146,6 +232,15 @@ RedisOption = Annotated[
         "for a Redis Cluster (default: in memory, this process only).",
     ),
 ]
+WorkerRedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--redis",
+        envvar="MEEPLE_REDIS_URL",
+        help="The Redis the services coordinate through (required): redis://HOST:PORT/DB, "
+        "or redis+cluster://HOST:PORT for a Redis Cluster.",
+    ),
+]
 HostOption = Annotated[str, typer.Option(envvar="MEEPLE_HOST", help="Address to listen on.")]
 PortOption = Annotated[
     int, typer.Option(min=0, max=65535, envvar="MEEPLE_PORT", help="gRPC port (0: any free).")
@@ -153,8 +248,12 @@ PortOption = Annotated[
 WorkersOption = Annotated[
     int, typer.Option(min=1, envvar="MEEPLE_WORKERS", help="AI worker processes.")
 ]
+METRICS_HELP = (
+    "Prometheus port of /metrics (0: any free port, printed at start; several "
+    "processes on one machine each need a port of their own, or 0)."
+)
 MetricsOption = Annotated[
-    int, typer.Option(min=0, max=65535, envvar="MEEPLE_METRICS_PORT", help="Prometheus port.")
+    int, typer.Option(min=0, max=65535, envvar="MEEPLE_METRICS_PORT", help=METRICS_HELP)
 ]
 
 
@@ -164,7 +263,7 @@ def _origins(text: str | None) -> tuple[str, ...]:
     try:
         return parse_origins(text or "")
     except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--web-origins") from None
+        _refuse(f"--web-origins / MEEPLE_WEB_ORIGINS: {error}")
 
 
 WebOriginsOption = Annotated[
@@ -183,38 +282,206 @@ WEB_PORT_HELP = (
 )
 
 
-async def _run_app(label: str, address: str, metrics_port: int, **options: Any) -> None:
+class StopSignals:
+    """SIGINT and SIGTERM of a server command, from the moment ``with
+    StopSignals() as signals:`` begins: ``received`` lists them, and once an
+    event loop ``attach``es, each calls its callback there.
+
+    They are blocked in every thread (those started later inherit it) and
+    one thread of its own waits for them (sigwait), so none interrupts the
+    code wherever it is (KeyboardInterrupt in an import) or ends the process
+    with nothing stopped (SIGTERM's default), and none is lost: not even
+    while the AI pool lets its worker processes inherit an ignored SIGINT
+    (services.ai_service.pool), because a blocked signal is kept pending
+    even when ignored. Handlers that do the same catch them where a library
+    unblocked them. The mask and handlers from before are back after the
+    block."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self._lock = threading.RLock()  # a handler may run while the main thread holds it
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._callback: Callable[[int], None] | None = None
+        self._closing = False
+        self._thread = threading.Thread(target=self._wait, name="stop signals", daemon=True)
+        self._mask: set[int | signal.Signals] = set()
+        self._handlers: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        for number in STOP_SIGNALS:
+            self._handlers[number] = signal.signal(number, self._handle)
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._closing = True
+        if self._thread.ident is not None:
+            signal.pthread_kill(self._thread.ident, signal.SIGTERM)  # wakes it, to end
+        self._thread.join(timeout=1.0)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+        for number, handler in self._handlers.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+    def _wait(self) -> None:
+        while True:
+            number = signal.sigwait(STOP_SIGNALS)
+            if self._closing:
+                return
+            self._deliver(number)
+
+    def _handle(self, number: int, frame: object) -> None:
+        self._deliver(number)
+
+    def _deliver(self, number: int) -> None:
+        with self._lock:
+            self.received.append(number)
+            if self._loop is not None and self._callback is not None:
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                    self._loop.call_soon_threadsafe(self._callback, number)
+
+    def attach(self, loop: asyncio.AbstractEventLoop, callback: Callable[[int], None]) -> bool:
+        """From now on each signal calls ``callback(signal)`` on ``loop``;
+        True if one came already."""
+        with self._lock:
+            self._loop, self._callback = loop, callback
+            return bool(self.received)
+
+    def detach(self) -> None:
+        with self._lock:
+            self._loop = self._callback = None
+
+
+STOP_SIGNALS_KEY = "meeple.stop_signals"
+
+
+class ServingCommand(ServerCommand):
+    """A server command: the stop signals are caught (StopSignals) from
+    before its command line is parsed (which takes a few tenths of a
+    second) to its end; the command finds them in
+    ``ctx.meta[STOP_SIGNALS_KEY]``."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Any = None,
+        **extra: Any,
+    ) -> Any:
+        signals = StopSignals()
+        signals.__enter__()
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)
+        except BaseException:
+            signals.__exit__(None, None, None)
+            raise
+        ctx.meta[STOP_SIGNALS_KEY] = signals
+        return ctx
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        finally:
+            ctx.meta[STOP_SIGNALS_KEY].__exit__(None, None, None)
+
+
+def _serve(
+    signals: StopSignals, label: str, address: str, metrics_port: int, **options: Any
+) -> None:
+    """Runs an App until SIGINT or SIGTERM (``signals``, caught already); a
+    start that fails is one line and exit code 2 (see the module's
+    docstring)."""
+    from services.logs import configure_logging, parse_level
+
+    level = os.environ.get("MEEPLE_LOG_LEVEL", "INFO")
+    try:
+        parse_level(level)
+    except ValueError as error:
+        _refuse(f"MEEPLE_LOG_LEVEL: {error}")
+    try:
+        configure_logging(level, os.environ.get("MEEPLE_LOG_FORMAT", "text"))
+    except ValueError as error:
+        _refuse(f"MEEPLE_LOG_FORMAT: {error}")
+    logging.getLogger("meeple").debug("starting: SIGINT or SIGTERM stops it from now on")
+    import asyncio
+
+    try:
+        asyncio.run(_run_app(signals, label, address, metrics_port, **options))
+    except StartFailed as failed:
+        _refuse(failed.line, failed.__cause__)
+
+
+async def _run_app(
+    signals: StopSignals, label: str, address: str, metrics_port: int, **options: Any
+) -> None:
+    import asyncio
+
     from services.app import App
-    from services.server import wait_for_signal
     from services.settings import Settings
 
-    logging.basicConfig(
-        level=os.environ.get("MEEPLE_LOG_LEVEL", "INFO").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    stopping = asyncio.Event()
+    starting: asyncio.Task[int] | None = None
+
+    def on_signal(number: int) -> None:
+        # The first signal cancels the start (the App stops what it started
+        # then); later ones change nothing.
+        if not stopping.is_set() and starting is not None and not starting.done():
+            starting.cancel()
+        stopping.set()
+
+    if signals.attach(asyncio.get_running_loop(), on_signal):  # one came before the loop ran
+        return
     try:
-        settings = Settings.from_env()
-        app_ = App(address, metrics_port=metrics_port, settings=settings, **options)
+        try:
+            settings = Settings.from_env()
+            app_ = App(address, metrics_port=metrics_port, settings=settings, **options)
+        except ValueError as error:
+            raise StartFailed(str(error)) from error
+        starting = asyncio.create_task(app_.start(), name="start")
+        port = await _started(starting, signals)
+        if port is None:
+            return
+        host = address.rsplit(":", 1)[0]
+        where = "Redis" if options.get("redis_url") else "memory"
+        if app_.server is not None:
+            print(f"meeple {label} listening on {host}:{port}, coordination in {where}", flush=True)
+        else:
+            print(f"meeple {label} running, coordination in {where}", flush=True)
+        if app_.web is not None:
+            print(f"web page: http://{host}:{app_.web_port}/", flush=True)
+        metrics = f"http://{host}:{app_.metrics_port}/metrics"
+        print(f"metrics: {metrics} (Ctrl-C or SIGTERM stops)", flush=True)
+        await stopping.wait()
+        print("shutting down", flush=True)
+        await app_.stop()
+    finally:
+        signals.detach()
+
+
+async def _started(starting: asyncio.Task[int], signals: StopSignals) -> int | None:
+    """The port ``starting`` (an App's start) returns; None if a stop signal
+    cancelled it; StartFailed if it failed."""
+    import asyncio
+
+    from services.app import StartupError
+
+    try:
+        return await starting
+    except asyncio.CancelledError:
+        if starting.cancelled() and signals.received:
+            return None
+        raise
+    except StartupError as error:
+        raise StartFailed(error.line(SETTING_OPTIONS.get(error.setting, ""))) from error
     except ValueError as error:
-        console.print(f"[red]bad setting[/red]: {error}")
-        raise typer.Exit(2) from None
-    port = await app_.start()
-    host = address.rsplit(":", 1)[0]
-    where = "Redis" if options.get("redis_url") else "memory"
-    if app_.server is not None:
-        console.print(f"meeple {label} listening on {host}:{port}, coordination in {where}")
-    else:
-        console.print(f"meeple {label} running, coordination in {where}")
-    if app_.web is not None:
-        console.print(f"web page: http://{host}:{app_.web_port}/")
-    console.print(f"metrics: http://{host}:{app_.metrics_port}/metrics (Ctrl-C or SIGTERM stops)")
-    await wait_for_signal()
-    console.print("shutting down")
-    await app_.stop()
+        raise StartFailed(str(error)) from error
+    except Exception as error:
+        raise StartFailed(f"the start failed: {type(error).__name__}: {error}") from error
 
 
-@app.command()
+@app.command(cls=ServingCommand)
 def up(
+    ctx: typer.Context,
     host: HostOption = "127.0.0.1",
     port: PortOption = 50051,
     workers: WorkersOption = 1,
@@ -228,26 +495,26 @@ def up(
     """Runs every service and the bot runners in one process on one port,
     and the web page. Limits and lifetimes come from MEEPLE_* environment
     variables (see README)."""
+    signals: StopSignals = ctx.meta[STOP_SIGNALS_KEY]
     from services.app import SERVICE_NAMES
 
-    label = "rules, AI, match and matchmaking services"
-    asyncio.run(
-        _run_app(
-            label,
-            f"{host}:{port}",
-            metrics_port,
-            workers=workers,
-            services=SERVICE_NAMES,
-            bots=True,
-            redis_url=redis,
-            web_port=web_port,
-            web_origins=_origins(web_origins),
-        )
+    _serve(
+        signals,
+        "rules, AI, match and matchmaking services",
+        f"{host}:{port}",
+        metrics_port,
+        workers=workers,
+        services=SERVICE_NAMES,
+        bots=True,
+        redis_url=redis,
+        web_port=web_port,
+        web_origins=_origins(web_origins),
     )
 
 
-@app.command()
+@app.command(cls=ServingCommand)
 def serve(
+    ctx: typer.Context,
     service_names: Annotated[
         list[str],
         typer.Argument(metavar="SERVICE...", help="One or more of rules, ai, match, matchmaking."),
@@ -268,33 +535,32 @@ def serve(
     """Runs some services on one port (with health and reflection). In
     memory, match also plays its bot seats; with Redis, `meeple worker`
     processes play them."""
+    signals: StopSignals = ctx.meta[STOP_SIGNALS_KEY]
     from services.app import SERVICE_NAMES
 
     unknown = [name for name in service_names if name not in SERVICE_NAMES]
     if unknown or len(set(service_names)) != len(service_names):
-        raise typer.BadParameter(
-            f"give each of {', '.join(SERVICE_NAMES)} at most once", param_hint="SERVICE..."
-        )
+        _refuse(f"SERVICE...: give each of {', '.join(SERVICE_NAMES)} at most once")
     bots = "match" in service_names and redis is None
-    label = " and ".join(service_names) + " service" + ("s" if len(service_names) > 1 else "")
-    asyncio.run(
-        _run_app(
-            label,
-            f"{host}:{port}",
-            metrics_port,
-            workers=workers,
-            services=tuple(service_names),
-            bots=bots,
-            redis_url=redis,
-            web_port=web_port,
-            web_origins=_origins(web_origins),
-        )
+    many = len(service_names) > 1
+    _serve(
+        signals,
+        " and ".join(service_names) + " service" + ("s" if many else ""),
+        f"{host}:{port}",
+        metrics_port,
+        workers=workers,
+        services=tuple(service_names),
+        bots=bots,
+        redis_url=redis,
+        web_port=web_port,
+        web_origins=_origins(web_origins),
     )
 
 
-@app.command()
+@app.command(cls=ServingCommand)
 def worker(
-    redis: RedisOption = None,
+    ctx: typer.Context,
+    redis: WorkerRedisOption = None,
     workers: WorkersOption = 1,
     host: Annotated[
         str, typer.Option(envvar="MEEPLE_HOST", help="Address of the metrics endpoint.")
@@ -302,20 +568,115 @@ def worker(
     metrics_port: MetricsOption = 9465,
 ) -> None:
     """Plays bot seats: takes bot turns from the Redis job queue and thinks
-    in AI worker processes. Needs only Redis; start any number, anywhere."""
+    in AI worker processes. Needs only Redis; start any number, anywhere
+    (several on one machine: --metrics-port 0 gives each a free port)."""
     if redis is None:
-        raise typer.BadParameter("a worker needs --redis URL (or MEEPLE_REDIS_URL)")
-    asyncio.run(
-        _run_app(
-            "bot worker",
-            f"{host}:0",
-            metrics_port,
-            workers=workers,
-            services=(),
-            bots=True,
-            redis_url=redis,
-        )
+        _refuse("a worker needs --redis URL (or MEEPLE_REDIS_URL)")
+    signals: StopSignals = ctx.meta[STOP_SIGNALS_KEY]
+    _serve(
+        signals,
+        "bot worker",
+        f"{host}:0",
+        metrics_port,
+        workers=workers,
+        services=(),
+        bots=True,
+        redis_url=redis,
     )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _grpc_health(address: str, service: str, timeout: float) -> tuple[bool, str]:
+    """Whether grpc.health.v1 Check says SERVING, and one line saying what it said."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    what = f"{address} {service}" if service else address
+    request = health_pb2.HealthCheckRequest(service=service)
+    # Straight to the server, whatever proxy the environment names.
+    with grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)]) as channel:
+        stub: Any = health_pb2_grpc.HealthStub(channel)  # the stubs' types lack Check
+        try:
+            answer = stub.Check(request, timeout=timeout)
+        except grpc.RpcError as error:
+            code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
+            if code is grpc.StatusCode.NOT_FOUND:
+                return False, f"{what}: no such service"
+            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                return False, f"{what}: no answer within {timeout:g} s"
+            details = error.details() if isinstance(error, grpc.Call) else str(error)
+            return False, f"{what}: {code.name}: {details}"
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+    return answer.status == health_pb2.HealthCheckResponse.SERVING, f"{what}: {status}"
+
+
+def _http_health(url: str, timeout: float) -> tuple[bool, str]:
+    """Whether ``url`` answers 200, and one line saying what it answered."""
+    import urllib.error
+    import urllib.request
+
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
+    try:
+        with direct.open(url, timeout=timeout) as answer:
+            status, reason = answer.status, answer.reason
+    except urllib.error.HTTPError as error:
+        status, reason = error.code, error.reason
+    except urllib.error.URLError as error:
+        return False, f"{url}: {error.reason}"
+    except (OSError, ValueError) as error:  # a timeout while reading; not a URL
+        return False, f"{url}: {error or type(error).__name__}"
+    return status == 200, f"{url}: {status} {reason}"
+
+
+@app.command(cls=ServerCommand)
+def health(
+    address: Annotated[
+        str | None,
+        typer.Argument(
+            help="The gRPC server, HOST:PORT or PORT (default: 127.0.0.1 on $MEEPLE_PORT, "
+            "or 50051).",
+            show_default=False,
+        ),
+    ] = None,
+    service: Annotated[
+        str,
+        typer.Option(
+            metavar="NAME",
+            help="The health of one service, like meeple.v1.MatchService "
+            '(default: "", the whole server).',
+            show_default=False,
+        ),
+    ] = "",
+    http: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="Instead, check that this URL answers 200: for meeple worker, which has no "
+            "gRPC port, its metrics (http://127.0.0.1:9465/metrics).",
+        ),
+    ] = None,
+    timeout: Annotated[float, typer.Option(min=0.01, help="Seconds the answer may take.")] = 3.0,
+) -> None:
+    """Checks a server from outside, for container healthchecks (compose,
+    Kubernetes exec probes): calls grpc.health.v1 Check and exits 0 if the
+    answer is SERVING, 1 otherwise (or with --http, 0 if the URL answers
+    200); prints one line."""
+    if http is not None:
+        if address is not None or service:
+            _refuse("health: give ADDRESS (and --service) or --http URL, not both")
+        healthy, line = _http_health(http, timeout)
+    else:
+        if address is None:
+            address = os.environ.get("MEEPLE_PORT") or "50051"
+        if address.isdigit():
+            address = f"127.0.0.1:{address}"
+        healthy, line = _grpc_health(address, service, timeout)
+    print(_one_line(line), file=sys.stdout if healthy else sys.stderr, flush=True)
+    if not healthy:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -357,8 +718,11 @@ def loadtest(
 ) -> None:
     """Drives bot-vs-bot matches through the public gRPC API and reports
     throughput, latency percentiles, errors and the server's own figures."""
+    import asyncio
+
     from services.loadtest import LoadConfig, report_tables, run
 
+    console = _console()
     games = tuple(engine_core_games()) if game == "all" else tuple(game.split(","))
     try:
         config = LoadConfig(
@@ -429,6 +793,7 @@ def watch(
 
     from services.client import MeepleClient
 
+    console = _console()
     with MeepleClient(address) as client:
         try:
             for event in client.watch(match_id, from_ply=from_ply):

@@ -30,3 +30,26 @@ def test_demo_is_reproducible_and_depends_on_the_seed() -> None:
 def test_demo_rejects_a_bad_player_count() -> None:
     result = runner.invoke(app, ["demo", "--players", "5"])
     assert result.exit_code != 0
+
+
+def help_text(*command: str) -> str:
+    """``meeple COMMAND --help``, its box drawing and wrapping undone."""
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())
+
+
+def test_the_worker_needs_redis_and_may_share_a_machine() -> None:
+    text = help_text("worker")
+    assert "in memory" not in text
+    assert "(required)" in text
+    assert "--metrics-port 0" in text
+    for command in ("up", "serve", "worker"):
+        assert "0: any free port" in help_text(command), command
+
+
+def test_health_is_a_command_with_its_options() -> None:
+    text = help_text("health")
+    for option in ("--service", "--http", "--timeout"):
+        assert option in text
+    assert "exits 0 if the answer is SERVING, 1 otherwise" in text
