@@ -89,28 +89,29 @@ def cannot_listen(address: str, error: OSError, setting: str) -> StartupError:
     return StartupError(f"cannot listen on {address}", reason, setting, PORT_LABELS[setting])
 
 
-def redis_place(url: str) -> str:
-    """Where a Redis URL points, without its password: ``host:port/db``."""
+def redis_place(url: str) -> tuple[str, str]:
+    """What a Redis URL names (``Redis`` or ``the Redis Cluster``) and
+    where, without its password: ``host:port/db``."""
     parts = urlsplit(url)
     if parts.scheme == "unix":
-        return parts.path
+        return "Redis", parts.path
     where = f"{parts.hostname or 'localhost'}:{parts.port or 6379}"
     if parts.scheme in CLUSTER_SCHEMES:
-        return f"{where} (Cluster)"
-    return where + (parts.path if parts.path not in ("", "/") else "")
+        return "the Redis Cluster", where
+    return "Redis", where + (parts.path if parts.path not in ("", "/") else "")
 
 
 def redis_refusal(url: str, error: BaseException) -> StartupError:
     """The StartupError for what a Redis check (or the store's start) raised."""
-    where = redis_place(url)
+    kind, where = redis_place(url)
     if isinstance(error, AuthenticationError | AuthorizationError | ResponseError):
-        return StartupError(f"Redis at {where} refused us", str(error), "redis_url")
+        return StartupError(f"{kind} at {where} refused us", str(error), "redis_url")
     if isinstance(error, InvalidResponse):
         return StartupError(f"{where} does not answer as Redis does", str(error), "redis_url")
     if isinstance(error, TimeoutError | RedisTimeoutError):
         reason = f"no answer within {REDIS_CHECK_SECONDS:g} s"
-        return StartupError(f"cannot reach Redis at {where}", reason, "redis_url")
-    return StartupError(f"cannot reach Redis at {where}", str(error), "redis_url")
+        return StartupError(f"cannot reach {kind} at {where}", reason, "redis_url")
+    return StartupError(f"cannot reach {kind} at {where}", str(error), "redis_url")
 
 
 async def check_redis(url: str, seconds: float = REDIS_CHECK_SECONDS) -> None:
