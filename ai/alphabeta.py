@@ -90,6 +90,7 @@ class AlphaBetaBot:
         self.table: dict[tuple[Any, int, bool], tuple[int, float, int, Action, bool]] = {}
         self.nodes = 0
         self.completed_depth = 0
+        self.value = 0.0  # the root's value for its seat at completed_depth
         self._deadline = math.inf
         self._root_seat = 0
         self._cut = False
@@ -110,6 +111,7 @@ class AlphaBetaBot:
         )
         self.nodes = 0
         self.completed_depth = 0
+        self.value = 0.0
         if len(self.table) > self.table_size:
             self.table.clear()
         legal = state.legal_actions()
@@ -118,10 +120,10 @@ class AlphaBetaBot:
         for depth in range(1, max_depth + 1):
             self._cut = False
             try:
-                _, action = self._root(state, depth, best)
+                value, action = self._root(state, depth, best)
             except SearchTimeout:
                 break
-            best = action
+            best, self.value = action, value
             self.completed_depth = depth
             if not self._cut:
                 break  # every line reached the end: deeper search changes nothing
