@@ -92,6 +92,12 @@ class EventBatch:
     cursor: str
 
 
+# Seconds a delivered job stays held by its worker without ``extend_job``:
+# a worker that dies (kill -9, a lost machine) stops extending, and its jobs
+# come back this soon. Its runners extend every quarter of it.
+JOB_LEASE_SECONDS = 5.0
+
+
 @dataclass(frozen=True)
 class BotJob:
     """A bot seat is to act in a match at a ply: the change that stored
@@ -186,10 +192,26 @@ class Coordination(Protocol):
         """The events after ``cursor``, waiting up to ``timeout`` seconds for some."""
         ...
 
+    @property
+    def job_lease(self) -> float:
+        """Seconds a delivery stays held after its delivery, or after its
+        last ``extend_job``: the lease (``JOB_LEASE_SECONDS``, at most the
+        visibility timeout)."""
+        ...
+
     async def pull_job(self, timeout: float) -> Delivery | None:
         """The next job, or None after ``timeout`` seconds. A job neither
-        acknowledged nor released within the visibility timeout is delivered
-        again."""
+        acknowledged nor released is delivered again once its lease lapses
+        (``job_lease`` seconds after its delivery or its last
+        ``extend_job``), and at the latest the visibility timeout after its
+        delivery, however often it was extended."""
+        ...
+
+    async def extend_job(self, receipt: str) -> bool:
+        """Renews a delivery's lease (its holder is alive and working on it),
+        never past the visibility timeout after its delivery; False if the
+        delivery is no longer this holder's to extend (settled, delivered
+        again, or held that long already)."""
         ...
 
     async def ack_job(self, receipt: str) -> None:

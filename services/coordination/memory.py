@@ -3,7 +3,8 @@
 It keeps Redis's semantics where the services rely on them: records are
 copied in and out (no shared objects), a match expires at its
 ``expires_ms`` like a key with a TTL, and a job that a worker neither
-acknowledges nor releases comes back after the visibility timeout.
+acknowledges nor releases comes back once its lease lapses (or, however
+often it is extended, the visibility timeout after its delivery).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from meeple.v1 import match_service_pb2 as ms
 
 from services.coordination.base import (
+    JOB_LEASE_SECONDS,
     BotJob,
     DeadLetter,
     Delivery,
@@ -47,11 +49,15 @@ class MemoryCoordination(MemoryMatchmaking):
     the matchmaking store (``MemoryMatchmaking``)."""
 
     def __init__(
-        self, visibility_timeout: float = 60.0, clock_ms: Callable[[], int] = wall_ms
+        self,
+        visibility_timeout: float = 60.0,
+        clock_ms: Callable[[], int] = wall_ms,
+        lease: float = JOB_LEASE_SECONDS,
     ) -> None:
         super().__init__()
         self.result_visibility_timeout = visibility_timeout
         self.visibility_timeout = visibility_timeout
+        self.job_lease = min(lease, visibility_timeout)
         self._now_ms = clock_ms
         self._matches: dict[str, MatchData] = {}
         self._events: dict[str, list[Event]] = {}
@@ -66,7 +72,9 @@ class MemoryCoordination(MemoryMatchmaking):
         # Jobs: ready to deliver, delayed (retries) and delivered.
         self._ready: deque[tuple[BotJob, int]] = deque()  # (job, deliveries so far)
         self._delayed: list[tuple[float, int, BotJob, int]] = []
-        self._in_flight: dict[str, tuple[BotJob, int, float]] = {}
+        # Delivered: (job, deliveries, when its lease lapses, when it must
+        # come back however often it is extended), by receipt.
+        self._in_flight: dict[str, tuple[BotJob, int, float, float]] = {}
         self._dead: deque[DeadLetter] = deque(maxlen=KEEP_DEAD_LETTERS)
         self._job_ready = asyncio.Condition()
         self._sequence = itertools.count()
@@ -227,8 +235,9 @@ class MemoryCoordination(MemoryMatchmaking):
                 if self._ready:
                     job, deliveries = self._ready.popleft()
                     receipt = str(next(self._sequence))
-                    expires = time.monotonic() + self.visibility_timeout
-                    self._in_flight[receipt] = (job, deliveries + 1, expires)
+                    now = time.monotonic()
+                    lapses, held_until = now + self.job_lease, now + self.visibility_timeout
+                    self._in_flight[receipt] = (job, deliveries + 1, lapses, held_until)
                     return Delivery(receipt, job, deliveries + 1)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -238,15 +247,29 @@ class MemoryCoordination(MemoryMatchmaking):
 
     def _release_due(self) -> None:
         """Makes delayed jobs whose time has come, and delivered jobs whose
-        visibility timeout passed, ready again."""
+        lease lapsed, ready again."""
         now = time.monotonic()
         while self._delayed and self._delayed[0][0] <= now:
             _, _, job, deliveries = heapq.heappop(self._delayed)
             self._ready.append((job, deliveries))
-        for receipt, (job, deliveries, expires) in list(self._in_flight.items()):
-            if expires <= now:
+        for receipt, (job, deliveries, lapses, _) in list(self._in_flight.items()):
+            if lapses <= now:
                 del self._in_flight[receipt]
                 self._ready.append((job, deliveries))
+
+    async def extend_job(self, receipt: str) -> bool:
+        held = self._in_flight.get(receipt)
+        now = time.monotonic()
+        if held is None or now >= held[3]:
+            return False
+        job, deliveries, _, held_until = held
+        self._in_flight[receipt] = (
+            job,
+            deliveries,
+            min(now + self.job_lease, held_until),
+            held_until,
+        )
+        return True
 
     async def ack_job(self, receipt: str) -> None:
         self._in_flight.pop(receipt, None)
@@ -254,7 +277,7 @@ class MemoryCoordination(MemoryMatchmaking):
     async def retry_job(self, receipt: str, delay: float) -> None:
         held = self._in_flight.pop(receipt, None)
         if held is not None:
-            job, deliveries, _ = held
+            job, deliveries, _, _ = held
             entry = (time.monotonic() + delay, next(self._sequence), job, deliveries)
             heapq.heappush(self._delayed, entry)
 

@@ -31,6 +31,15 @@ retries are spent a call raises ``Unavailable`` (UNAVAILABLE to clients),
 as does every failure of a Cluster's topology (a master restarting:
 ``redis_client.is_connection_error``).
 
+A worker holds a job it took for a lease (``job_lease``, a few seconds):
+XAUTOCLAIM hands a pending job to another worker once it has been idle that
+long, and a worker alive and working on a job renews the lease with
+``extend_job`` (an XCLAIM JUSTID of its own pending entry, which resets the
+entry's idle time without counting a delivery), up to the visibility
+timeout after the delivery (the last renewal sets the idle time so that the
+lease lapses then). A worker that dies stops renewing: its jobs come back
+after one lease, not after the visibility timeout.
+
 A Redis that comes back empty (restarted without persistence) has lost the
 consumer groups with everything else: a read of the job stream that finds
 its group gone (NOGROUP) makes it again, and one warning says so.
@@ -48,12 +57,21 @@ from typing import Any
 from meeple.v1 import match_service_pb2 as ms
 from redis.exceptions import ResponseError
 
-from services.coordination.base import BotJob, DeadLetter, Delivery, Event, EventBatch, MatchData
+from services.coordination.base import (
+    JOB_LEASE_SECONDS,
+    BotJob,
+    DeadLetter,
+    Delivery,
+    Event,
+    EventBatch,
+    MatchData,
+)
 from services.coordination.memory import wall_ms
 from services.coordination.records import dump_job, dump_match, load_job, load_match
 from services.coordination.redis_client import (
     connect,
     create_group,
+    group_gone,
     in_group,
     recreate_group,
     unavailable_on_connection_errors,
@@ -126,6 +144,18 @@ end
 return #due
 """
 
+# Renews the lease of a delivered job, if the consumer still holds it (not
+# reclaimed by another): KEYS stream; ARGV group, consumer, entry id, the
+# idle time to set (ms; above 0 when the lease may not run its full length).
+# XCLAIM JUSTID resets the idle time without counting a delivery. 1 if
+# renewed, else 0.
+EXTEND = """
+local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1, ARGV[2])
+if #pending == 0 then return 0 end
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[4], 'JUSTID')
+return 1
+"""
+
 # Settles a delivered job: KEYS stream, delayed, dead; ARGV entry id, what
 # ("ack", "retry" or "dead"), due time (ms) for a retry, deliveries so far,
 # a reason for a dead letter.
@@ -174,18 +204,23 @@ class RedisCoordination(RedisMatchmaking):
         url: str,
         visibility_timeout: float = 60.0,
         clock_ms: Callable[[], int] = wall_ms,
+        lease: float = JOB_LEASE_SECONDS,
     ) -> None:
         self.url = url
         self.visibility_timeout = visibility_timeout
+        self.job_lease = min(lease, visibility_timeout)
         self._now_ms = clock_ms
         self.client = connect(url)
         self.consumer = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._commit = self.client.register_script(COMMIT)
         self._release = self.client.register_script(RELEASE)
         self._settle = self.client.register_script(SETTLE)
+        self._extend = self.client.register_script(EXTEND)
         self._register_matchmaking_scripts()
         self._mark_rated = self.client.register_script(MARK_RATED)
-        self._held: set[str] = set()  # jobs a task of this process works on
+        # The jobs tasks of this process work on, each with the time
+        # (monotonic) its lease may be renewed until.
+        self._held: dict[str, float] = {}
         self._next_orphan_check = 0.0
         self._next_sweep = 0.0
 
@@ -351,9 +386,9 @@ class RedisCoordination(RedisMatchmaking):
 
     async def _pull_once(self, block: float) -> Delivery | None:
         """Due retries join the stream; then a job of ours whose delivery we
-        never saw (the reply was lost with a connection), or one whose worker
-        went quiet past the visibility timeout, else a new one (waiting up to
-        ``block``)."""
+        never saw (the reply was lost with a connection), or one whose lease
+        lapsed (its worker died, or held it the whole visibility timeout),
+        else a new one (waiting up to ``block``)."""
         claimed: list[Any] = []
         now = time.monotonic()
         if now >= self._next_sweep:  # the slower paths, a few times a second
@@ -361,7 +396,7 @@ class RedisCoordination(RedisMatchmaking):
             await self._release(keys=[DELAYED, JOBS], args=[self._now_ms(), 100])
             claimed = await self._orphans()
             if not claimed:
-                idle_ms = round(self.visibility_timeout * 1000)
+                idle_ms = round(self.job_lease * 1000)
                 _, claimed, *_ = await self.client.xautoclaim(
                     JOBS, GROUP, self.consumer, idle_ms, start_id="0-0", count=1
                 )
@@ -379,7 +414,7 @@ class RedisCoordination(RedisMatchmaking):
                 pending = await self.client.xpending_range(JOBS, GROUP, entry_id, entry_id, 1)
                 delivered = pending[0]["times_delivered"] if pending else 1
             attempt = int(fields.get(b"attempts", b"0")) + delivered
-            self._held.add(entry_id.decode())
+            self._held[entry_id.decode()] = time.monotonic() + self.visibility_timeout
             return Delivery(entry_id.decode(), load_job(fields), attempt)
         return None
 
@@ -395,7 +430,7 @@ class RedisCoordination(RedisMatchmaking):
         return [entry for entry in entries if entry[0].decode() not in self._held][:1]
 
     async def _settle_job(self, receipt: str, what: str, due_ms: int = 0, reason: str = "") -> None:
-        self._held.discard(receipt)
+        self._held.pop(receipt, None)
         if what == "ack":
             await self._settle(keys=[JOBS, DELAYED, DEAD], args=[receipt, what, 0, 0, "", 0])
             return
@@ -407,6 +442,21 @@ class RedisCoordination(RedisMatchmaking):
             keys=[JOBS, DELAYED, DEAD],
             args=[receipt, what, due_ms, attempts + delivered, reason, KEEP_DEAD_LETTERS],
         )
+
+    @unavailable_on_connection_errors
+    async def extend_job(self, receipt: str) -> bool:
+        held_until = self._held.get(receipt)
+        left = (held_until or 0.0) - time.monotonic()
+        if held_until is None or left <= 0:
+            return False
+        idle_ms = max(0, round((self.job_lease - left) * 1000))  # lapses by held_until
+        arguments = [GROUP, self.consumer, receipt, idle_ms]
+        try:
+            return bool(await self._extend(keys=[JOBS], args=arguments))
+        except ResponseError as error:
+            if group_gone(error):  # Redis lost its data: the job went with it
+                return False
+            raise
 
     @unavailable_on_connection_errors
     async def ack_job(self, receipt: str) -> None:

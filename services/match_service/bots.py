@@ -3,6 +3,11 @@ think in the AI pool (ahead of hints) and submit like any seat, through the
 same validation as a human move (a compare-and-set on the ply, so a job
 that lost a race or went stale changes nothing).
 
+While a runner works on a turn it renews the job's lease every quarter of
+it (``extend_job``), so the job stays its own however long it thinks (up to
+the visibility timeout), and comes back within one lease if the runner's
+process dies.
+
 A turn that fails is retried with backoff, up to ``settings.bot_attempts``
 deliveries; then it is dead-lettered and the fallback plays it: a uniformly
 random legal move (a sampled flick in Volta), seeded by the match and ply,
@@ -26,7 +31,7 @@ from services.ai_service.pool import AIPool, PoolStopped, Priority
 from services.ai_service.worker import PICKLED_STATE
 from services.background import keep_running
 from services.convert import action_to_proto
-from services.coordination import BotJob, Delivery, MatchData
+from services.coordination import BotJob, Coordination, Delivery, MatchData
 from services.errors import Aborted, Unavailable
 from services.match_service import logic
 from services.match_service.logic import BOT, Matches
@@ -45,6 +50,7 @@ PENDING_RETRY_SECONDS = 0.02
 # it first: it looks again this soon (doubling) before handing the job back.
 LOOK_AGAIN_SECONDS = (0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064)
 SETTLE_TRIES = 10  # about 15 s of waiting for the store
+RENEWALS_PER_LEASE = 4  # a lease lapses only after this many renewals in a row failed
 
 
 class NotYetCommitted(Exception):
@@ -126,9 +132,35 @@ async def play_fallback(m: Matches, job: BotJob, attempts: int = 0, reason: str 
     return True
 
 
+async def keep_held(coordination: Coordination, receipt: str) -> None:
+    """Renews a delivery's lease until cancelled, or until it is no longer
+    this runner's to renew."""
+    every = coordination.job_lease / RENEWALS_PER_LEASE
+    while True:
+        await asyncio.sleep(every)
+        try:
+            if not await coordination.extend_job(receipt):
+                return  # settled, delivered again, or held the whole visibility timeout
+        except Unavailable as error:  # the next renewal tries again
+            log.warning("renewing the lease of bot job %s failed: %s", receipt, error)
+        except Exception:
+            log.exception("renewing the lease of bot job %s failed", receipt)
+            return
+
+
 async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
     """Plays a delivered job and settles it: acknowledged once played or
-    stale, retried after a failure, dead-lettered after the last attempt."""
+    stale, retried after a failure, dead-lettered after the last attempt;
+    its lease renewed meanwhile."""
+    holding = asyncio.create_task(keep_held(m.coordination, delivery.receipt))
+    try:
+        await play_and_settle(m, pool, delivery)
+    finally:
+        holding.cancel()
+        await asyncio.wait([holding])
+
+
+async def play_and_settle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
     coordination = m.coordination
     receipt = delivery.receipt
     try:

@@ -283,6 +283,60 @@ def test_a_worker_killed_mid_job_loses_no_bot_turn(
     check_acknowledged([client], final)
 
 
+STALL_SECONDS = 10.0  # the most a killed worker's bot turn may wait, with the default settings
+
+
+def bot_turn_held(
+    stub: ms_grpc.MatchServiceStub, world: Topology, redis_port: int, match_id: str
+) -> tuple[Meeple, int]:
+    """Plays the human seat's first move if it is to act, then waits until
+    a worker holds the bot's turn: that worker, and the turn's ply."""
+    token = stub.JoinMatch(ms.JoinMatchRequest(match_id=match_id, seat=0)).seat_token
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        got = stub.GetMatch(ms.GetMatchRequest(match_id=match_id))
+        view = got.match.view
+        if view.HasField("seat_to_act") and view.seat_to_act == 0:
+            state = replay(got.record)
+            action = action_to_proto(state, state.legal_actions()[0]).action
+            submit = ms.SubmitActionRequest(
+                match_id=match_id, expected_ply=view.ply, actions=[action]
+            )
+            stub.SubmitAction(submit, metadata=[(TOKEN, token)])
+            continue
+        if view.HasField("seat_to_act"):  # the bot's turn: who holds it?
+            for consumer in pending_consumers(redis_port):
+                pid = int(consumer.split("-")[-2])
+                holder = next((w for w in world.workers if w.pid == pid), None)
+                if holder is not None:
+                    return holder, view.ply
+        time.sleep(0.01)
+    raise AssertionError("no worker took the bot's turn")
+
+
+def test_a_killed_workers_bot_turn_is_played_within_seconds(
+    redis_server: RedisServer, topology: Callable[..., Topology]
+) -> None:
+    """With the default settings: the worker thinking about a bot's turn (a
+    2 s search) is killed with -9; the other worker plays the turn within
+    STALL_SECONDS of the kill (the dead worker's lease lapses, however long
+    MEEPLE_BOT_VISIBILITY_TIMEOUT is)."""
+    world = topology().start(replicas=1, workers=2)
+    stub = world.stub(0)
+    match_id = human_vs_bot(stub, "mcts:time=2")
+    victim, ply = bot_turn_held(stub, world, redis_server.port, match_id)
+    victim.kill()
+    killed = time.monotonic()
+    request = ms.GetMatchRequest(match_id=match_id)
+    while stub.GetMatch(request).match.view.ply == ply:
+        stall = time.monotonic() - killed
+        assert stall < STALL_SECONDS, f"the bot's turn still waits {stall:.1f} s after the kill"
+        time.sleep(0.05)
+    print(f"the bot's turn was played {time.monotonic() - killed:.2f} s after the kill")
+    [survivor] = [w for w in world.workers if w is not victim]
+    assert survivor.process.poll() is None
+
+
 def test_a_replica_killed_while_clients_play_loses_and_doubles_nothing(
     topology: Callable[..., Topology],
 ) -> None:

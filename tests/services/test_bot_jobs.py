@@ -1,15 +1,20 @@
-"""A bot job is queued just ahead of the change that makes it due (so that
-a crash between the two loses no turn): a runner that sees the job first
-looks at the match again a few times before handing the job back."""
+"""Bot jobs in a runner's hands: a job queued just ahead of the change that
+makes it due (so that a crash between the two loses no turn) is looked at
+again a few times before it goes back; a runner renews its job's lease
+while it thinks."""
 
 from __future__ import annotations
 
 import asyncio
+import pickle
+from typing import Any
 
 import pytest
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
+from services.ai_service.pool import Thought
+from services.convert import action_to_proto
 from services.coordination import MemoryCoordination
 from services.coordination.base import BotJob
 from services.match_service import bots, logic
@@ -58,5 +63,45 @@ def test_a_job_whose_change_does_not_land_soon_goes_back_to_the_queue() -> None:
         with pytest.raises(bots.NotYetCommitted):
             await bots.due_soon(m, job)
         assert loop.time() - began >= sum(bots.LOOK_AGAIN_SECONDS)
+
+    asyncio.run(scenario())
+
+
+class FakePool:
+    """An AI pool that thinks for ``seconds`` and plays the first legal
+    action, or fails every time (``fail``); it counts its thoughts."""
+
+    def __init__(self, seconds: float = 0.0, fail: bool = False) -> None:
+        self.seconds = seconds
+        self.fail = fail
+        self.thoughts = 0
+
+    async def think(self, position: tuple[str, bytes], *args: Any, **options: Any) -> Thought:
+        self.thoughts += 1
+        await asyncio.sleep(self.seconds)
+        if self.fail:
+            raise RuntimeError("the bot broke")
+        state = pickle.loads(position[1])
+        action = action_to_proto(state, state.legal_actions()[0])
+        return Thought(action.SerializeToString(), self.seconds)
+
+
+def test_a_runner_keeps_its_job_while_it_thinks_past_the_lease() -> None:
+    """Thinking 1 s with a lease of 0.2 s, the runner renews the job: no
+    other runner gets it meanwhile, and it is played and acknowledged once."""
+
+    async def scenario() -> None:
+        m = Matches(MemoryCoordination(lease=0.2))
+        match_id = (await logic.create_match(m, BOTS)).match.match_id
+        delivery = await m.coordination.pull_job(1.0)
+        assert delivery is not None
+        pool = FakePool(seconds=1.0)
+        runner = asyncio.create_task(bots.handle(m, pool, delivery))  # type: ignore[arg-type]
+        while not runner.done():
+            taken = await m.coordination.pull_job(0.05)
+            assert taken is None or taken.job.ply == 1, f"ply 0 delivered again: {taken}"
+        await runner
+        assert pool.thoughts == 1
+        assert (await logic.load(m, match_id)).ply == 1
 
     asyncio.run(scenario())

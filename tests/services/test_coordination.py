@@ -336,3 +336,68 @@ def test_the_same_write_again_is_stored_and_changes_nothing(make_store: StoreFac
         assert delivery.job.ply == 1
 
     run(scenario())
+
+
+async def peer_of(store: Coordination, make_store: StoreFactory, **options: Any) -> Coordination:
+    """Another worker's view of ``store``: on Redis another process's client
+    (its own consumer), in memory the same store."""
+    if isinstance(store, MemoryCoordination):
+        return store
+    return await make_store(**options)
+
+
+def test_a_job_whose_worker_stops_renewing_comes_back_after_its_lease(
+    make_store: StoreFactory,
+) -> None:
+    """A worker that died (it renews nothing) gives its job back after the
+    lease, long before the visibility timeout."""
+
+    async def scenario() -> None:
+        store = await make_store(visibility_timeout=60.0, lease=0.3)
+        other = await peer_of(store, make_store, visibility_timeout=60.0, lease=0.3)
+        assert store.job_lease == 0.3
+        await store.create(record(), [], job())
+        first = await store.pull_job(1.0)
+        assert first is not None
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        again = await other.pull_job(5.0)
+        assert again is not None, "still held after 5 s"
+        assert (again.job, again.attempt) == (job(), 2)
+        assert 0.2 <= loop.time() - began < 2.0
+        assert not await store.extend_job(first.receipt)  # another worker's now
+        assert await other.extend_job(again.receipt)
+        await other.ack_job(again.receipt)
+        assert not await other.extend_job(again.receipt)  # settled
+
+    run(scenario())
+
+
+def test_a_renewed_job_stays_held_until_the_visibility_timeout(make_store: StoreFactory) -> None:
+    """Renewed every 0.1 s with a lease of 0.3 s, a job stays its worker's
+    (renewals count no delivery), until 1.2 s after its delivery: then the
+    renewals are refused and it comes back."""
+
+    async def scenario() -> None:
+        store = await make_store(visibility_timeout=1.2, lease=0.3)
+        other = await peer_of(store, make_store, visibility_timeout=1.2, lease=0.3)
+        await store.create(record(), [], job())
+        first = await store.pull_job(1.0)
+        assert first is not None
+        loop = asyncio.get_running_loop()
+        delivered = loop.time()
+        while True:
+            again = await other.pull_job(0.1)
+            if again is not None:
+                break
+            if not await store.extend_job(first.receipt):
+                refused = loop.time() - delivered
+                assert refused >= 1.1, f"renewal refused {refused:.2f} s in"
+                again = await other.pull_job(2.0)
+                break
+        back = loop.time() - delivered
+        assert 1.1 <= back < 1.2 + 0.5, f"back {back:.2f} s after its delivery"
+        assert again is not None
+        assert (again.job, again.attempt) == (job(), 2)
+
+    run(scenario())
