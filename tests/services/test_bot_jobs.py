@@ -1,7 +1,8 @@
 """Bot jobs in a runner's hands: a job queued just ahead of the change that
 makes it due (so that a crash between the two loses no turn) is looked at
 again a few times before it goes back; a runner renews its job's lease
-while it thinks."""
+while it thinks; a turn that keeps failing gets exactly ``bot_attempts``
+deliveries, then the fallback."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from meeple.v1 import match_service_pb2 as ms
 
 from services.ai_service.pool import Thought
 from services.convert import action_to_proto
-from services.coordination import MemoryCoordination
+from services.coordination import Coordination, MemoryCoordination
 from services.coordination.base import BotJob
+from services.coordination.redis import RedisCoordination
 from services.match_service import bots, logic
 from services.match_service.logic import Matches
+from services.settings import Settings
 
 BOTS = ms.CreateMatchRequest(
     config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
@@ -105,3 +108,45 @@ def test_a_runner_keeps_its_job_while_it_thinks_past_the_lease() -> None:
         assert (await logic.load(m, match_id)).ply == 1
 
     asyncio.run(scenario())
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_a_failing_bot_turn_gets_exactly_bot_attempts_deliveries(
+    store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A turn whose every think fails is delivered ``bot_attempts`` (3)
+    times, then dead-lettered and played by the fallback: never a 4th."""
+    store: Coordination
+    if store_kind == "memory":
+        store = MemoryCoordination()
+    else:
+        server = request.getfixturevalue("redis_server")
+        server.flush()
+        store = RedisCoordination(server.url)
+
+    async def scenario() -> list[int]:
+        await store.start()
+        m = Matches(store, settings=Settings(bot_attempts=3))
+        match_id = (await logic.create_match(m, BOTS)).match.match_id
+        pool = FakePool(fail=True)
+        attempts = []
+        while True:
+            delivery = await store.pull_job(3.0)  # retries wait 0.5 s, then 1 s
+            assert delivery is not None, f"stalled after deliveries {attempts}"
+            if delivery.job.ply > 0:  # the next turn: the first was settled
+                break
+            attempts.append(delivery.attempt)
+            await bots.handle(m, pool, delivery)  # type: ignore[arg-type]
+        assert pool.thoughts == len(attempts)
+        letters = await store.dead_letters()
+        assert [letter.job.ply for letter in letters] == [0]
+        assert "the bot broke" in letters[0].reason
+        assert (await logic.load(m, match_id)).ply == 1  # the fallback played ply 0
+        await store.close()
+        return attempts
+
+    assert asyncio.run(scenario()) == [1, 2, 3]

@@ -338,6 +338,21 @@ def test_the_same_write_again_is_stored_and_changes_nothing(make_store: StoreFac
     run(scenario())
 
 
+def test_a_deadline_is_due_at_its_very_millisecond(make_store: StoreFactory) -> None:
+    """``due_matches`` at ``now == deadline_ms`` has it (the sweeper ends a
+    clock that reads zero), a millisecond before does not."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        deadline = wall_ms() + 60_000
+        await store.create(record("due", deadline_ms=deadline), [], None)
+        await store.create(record("later", deadline_ms=deadline + 1), [], None)
+        assert await store.due_matches(deadline - 1, 10) == []
+        assert await store.due_matches(deadline, 10) == ["due"]
+
+    run(scenario())
+
+
 async def peer_of(store: Coordination, make_store: StoreFactory, **options: Any) -> Coordination:
     """Another worker's view of ``store``: on Redis another process's client
     (its own consumer), in memory the same store."""
