@@ -1,7 +1,22 @@
 """A pool of AI worker processes shared by hints (AIService) and bot seats.
 
 - Bot seats go first: two queues, and a worker takes a bot turn whenever
-  one waits.
+  one waits. A bot turn that finds every worker busy and some on hints
+  preempts one hint (the one started last: the least work lost): its search
+  stops as a cancelled call's does, and it goes back to the head of the
+  hint queue, to start again within its own deadline. So a hint, however
+  long its budget, delays a bot turn only by the time a search takes to
+  stop (milliseconds), with any number of workers, one included.
+
+  Why preemption and not a worker kept free for bot seats: a reserved
+  worker idles whenever no bot plays (with two workers that is half the
+  hint capacity), and with one worker there is none to reserve. The cost
+  falls on hints, and only while bot turns arrive: a preempted hint loses
+  its search so far, and under a steady stream of bot turns a hint may
+  restart until its deadline passes (DEADLINE_EXCEEDED, as for a hint that
+  waits in the queue behind bot turns). A search stuck in code that never
+  returns to the interpreter cannot be stopped by a signal; it holds its
+  worker until its time limit and the grace period pass, then is killed.
 - Hints wait in a bounded queue; beyond it a call is RESOURCE_EXHAUSTED at
   once.
 - Work stops when nobody waits for it: a cancelled call (the client went
@@ -78,6 +93,9 @@ class _Job:
     future: asyncio.Future[Thought]
     limit: float = 0.0  # the seconds it was given, once dispatched
     watchdog: asyncio.TimerHandle | None = None
+    dispatched_at: float = 0.0  # loop time it last went to a worker
+    preempting: bool = False  # a hint being stopped for a bot turn
+    preemptions: int = 0  # how often it went back to the queue for one
 
 
 @dataclass(eq=False)
@@ -222,12 +240,41 @@ class AIPool:
                 if job.limit <= 0:
                     job.future.set_exception(DeadlineExceeded("the deadline passed in the queue"))
                     continue
-                AI_JOB_AGE_SECONDS.labels(job.priority.name.lower()).observe(now - job.queued_at)
+                if not job.preemptions:  # a decision's wait, counted once
+                    age = now - job.queued_at
+                    AI_JOB_AGE_SECONDS.labels(job.priority.name.lower()).observe(age)
                 worker.job = job
+                job.dispatched_at = now
                 job.watchdog = loop.call_later(
                     job.limit + KILL_GRACE_SECONDS, self._kill_if_stuck, worker, job
                 )
                 worker.connection.send((job.id, *job.args, job.limit))
+        self._preempt_hints()
+
+    def _preempt_hints(self) -> None:
+        """Bot turns wait with every worker busy: stop one hint for each
+        that no hint being stopped already serves, the last started first.
+        A stopped hint goes back to the queue when its worker answers
+        (``_on_answer``), and that worker then takes the bot turn."""
+        running = [w.job for w in self._pool if w.job is not None and not w.retired]
+        short = self.waiting(Priority.BOT_SEAT) - sum(job.preempting for job in running)
+        hints = [
+            job
+            for job in running
+            if job.priority is Priority.HINT and not job.preempting and not job.future.done()
+        ]
+        hints.sort(key=lambda job: job.dispatched_at, reverse=True)
+        for job in hints[: max(0, short)]:
+            job.preempting = True
+            self._stop_job(job)
+
+    def _requeue(self, job: _Job) -> None:
+        """A preempted hint goes back to the head of its queue, under a new
+        id: a stop signal that comes late for the old id never stops it."""
+        job.id = next(self._ids)
+        job.preempting = False
+        job.preemptions += 1
+        self._queues[Priority.HINT].appendleft(job)
 
     def _next_job(self) -> _Job | None:
         for priority in Priority:
@@ -258,7 +305,11 @@ class AIPool:
         if job is not None and job.id == job_id:
             if job.watchdog is not None:
                 job.watchdog.cancel()
-            if not job.future.done():
+            if job.future.done():
+                pass
+            elif job.preempting and outcome == worker_main.CANCELLED:
+                self._requeue(job)
+            else:
                 self._settle(job, outcome, value)
         self._dispatch()
 
@@ -314,7 +365,14 @@ class AIPool:
         if job is not None:
             if job.watchdog is not None:
                 job.watchdog.cancel()
-            if not job.future.done():
+            if job.future.done():
+                pass
+            elif job.preempting:
+                # Stopped for a bot turn, it died of the stop (a worker that
+                # is still starting has no handler for it yet): the hint is
+                # not to blame, and goes back to the queue all the same.
+                self._requeue(job)
+            else:
                 job.future.set_exception(WorkerDied("the AI worker died during the decision"))
         # A worker that dies young (it cannot even start) is replaced after a
         # growing pause, not in a tight loop.

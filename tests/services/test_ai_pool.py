@@ -1,10 +1,13 @@
 """The AI pool on its own, with real worker processes: bot seats go before
-hints, a cancelled call stops its search, a decision past its limit ends,
-a worker that dies is replaced, and a stopped pool refuses work at once."""
+hints, even one already running, a cancelled call stops its search (and
+one cancelled in the queue never reaches a worker), a decision past its
+limit ends, a worker that dies is replaced, and a stopped pool refuses work
+at once."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import signal
 import time
@@ -16,6 +19,7 @@ from services.ai_service.pool import AIPool, PoolStopped, Priority, QueueFull, W
 from services.ai_service.worker import RECORD
 from services.convert import record_of
 from services.errors import DeadlineExceeded, ResourceExhausted
+from tests.services.ai_helpers import recorded, seeds_received
 
 OTHELLO = (
     RECORD,
@@ -35,7 +39,10 @@ async def started(workers: int = 1, **options: object) -> AIPool:
     return pool
 
 
-def test_bot_seats_go_before_the_hints_that_wait() -> None:
+def test_bot_seats_go_before_every_hint() -> None:
+    """A bot turn goes before the hints that wait and before the one that
+    runs: it is stopped, and starts again first of the hints."""
+
     async def scenario() -> list[str]:
         pool = await started()
         finished: list[str] = []
@@ -54,7 +61,95 @@ def test_bot_seats_go_before_the_hints_that_wait() -> None:
         return finished
 
     finished = run(scenario())
-    assert finished[:2] == ["busy", "bot"], finished
+    assert finished[:2] == ["bot", "busy"], finished
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_long_hint_does_not_delay_a_bot_turn(workers: int) -> None:
+    """Every worker on a hint of a 3 s budget: a bot turn that comes is
+    answered within a fraction of a second (it preempts the hint started
+    last), and every hint is still answered, the preempted one restarted."""
+
+    async def scenario() -> tuple[float, list[float], list[list[int]]]:
+        pool = await started(workers)
+        recordings = recorded(pool)
+        began = time.perf_counter()
+
+        async def hint(seed: int) -> float:
+            await pool.think(OTHELLO, "mcts:time=3", seed, priority=Priority.HINT, timeout=30)
+            return time.perf_counter() - began
+
+        hints = [asyncio.create_task(hint(seed)) for seed in range(1, workers + 1)]
+        await asyncio.sleep(0.5)  # every worker is on a hint
+        asked = time.perf_counter()
+        await pool.think(OTHELLO, "greedy", 99, priority=Priority.BOT_SEAT, timeout=30)
+        bot_seconds = time.perf_counter() - asked
+        hint_seconds = await asyncio.gather(*hints)
+        await pool.stop()
+        return bot_seconds, hint_seconds, [seeds_received(r) for r in recordings]
+
+    bot_seconds, hint_seconds, received = run(scenario())  # type: ignore[misc]
+    assert bot_seconds < 0.5, f"the bot turn waited {bot_seconds:.2f} s behind a hint"
+    assert max(hint_seconds) > 3.3  # one restarted after the bot turn
+    sent = collections.Counter(seed for seeds in received for seed in seeds)
+    hints = [sent[seed] for seed in range(1, workers + 1)]
+    assert sent[99] == 1, received
+    assert sorted(hints) == [1] * (workers - 1) + [2], received  # one hint sent again
+
+
+def test_a_hint_preempted_on_a_starting_worker_is_answered_after_the_bot_turn() -> None:
+    """A worker still importing has no handler for the stop yet: the stop
+    kills it. The preempted hint is not failed for that (WorkerDied): it
+    waits for the worker's replacement, after the bot turn."""
+
+    async def scenario() -> list[str]:
+        pool = AIPool(1)
+        await pool.start()  # no warm-up: the worker is still starting
+        finished: list[str] = []
+
+        async def think(name: str, spec: str, priority: Priority) -> None:
+            await pool.think(OTHELLO, spec, 0, priority=priority, timeout=60)
+            finished.append(name)
+
+        hint = asyncio.create_task(think("hint", "mcts:time=0.5", Priority.HINT))
+        await asyncio.sleep(0.05)
+        await think("bot", "greedy", Priority.BOT_SEAT)
+        await hint
+        await pool.stop()
+        return finished
+
+    assert run(scenario()) == ["bot", "hint"]
+
+
+def test_a_call_cancelled_in_the_queue_never_reaches_a_worker() -> None:
+    """The worker is on a bot turn (which no call preempts); a hint and a
+    bot turn cancelled while they wait are never sent to it, and a hint
+    that waits behind them is."""
+
+    async def scenario() -> list[int]:
+        pool = await started()
+        (recording,) = recorded(pool)
+        busy = asyncio.create_task(
+            pool.think(OTHELLO, "mcts:time=1", 1, priority=Priority.BOT_SEAT, timeout=30)
+        )
+        await asyncio.sleep(0.2)  # the worker is on it
+        cancelled = [
+            asyncio.create_task(pool.think(OTHELLO, "greedy", seed, priority=priority))
+            for seed, priority in [(2, Priority.HINT), (3, Priority.BOT_SEAT)]
+        ]
+        after = asyncio.create_task(pool.think(OTHELLO, "greedy", 4, priority=Priority.HINT))
+        await asyncio.sleep(0.1)
+        assert pool.waiting(Priority.HINT) == 2
+        for task in cancelled:
+            task.cancel()
+        await asyncio.gather(busy, after)
+        for task in cancelled:
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        await pool.stop()
+        return seeds_received(recording)
+
+    assert run(scenario()) == [1, 4]
 
 
 def test_a_cancelled_call_stops_its_search_at_once() -> None:

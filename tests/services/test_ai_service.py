@@ -4,6 +4,7 @@ and the errors for bad specs, budgets and states."""
 from __future__ import annotations
 
 import contextlib
+import time
 
 import grpc
 import pytest
@@ -13,7 +14,9 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
+from services.ai_service.pool import Priority
 from services.settings import Settings
+from tests.services.ai_helpers import Recording, recorded, seeds_received
 from tests.services.conftest import Served
 
 
@@ -107,7 +110,6 @@ def test_abandoned_searches_stop_and_free_the_workers(
     """Three 10 s searches whose callers give up after 1 s once stalled every
     worker for 30 s; now a small suggestion right after answers at once."""
     import threading
-    import time
 
     ai_stub, rules_stub = stubs
     record = start(rules_stub, pb.GAME_KIND_OTHELLO)
@@ -136,7 +138,6 @@ def test_admission_control_refuses_at_once(serve: object) -> None:
     """Beyond a client's calls in flight, or the queue's length, a call is
     RESOURCE_EXHAUSTED at once; two connections from one address share a cap."""
     import threading
-    import time
 
     served: Served = serve(  # type: ignore[operator]
         Settings(ai_calls_per_client=2, ai_queue_limit=1), workers=1
@@ -167,6 +168,44 @@ def test_admission_control_refuses_at_once(serve: object) -> None:
     for thread in busy:
         thread.join()
     other_connection.close()
+
+
+def test_a_suggestion_cancelled_in_the_queue_never_reaches_a_worker(serve: object) -> None:
+    """A client that gives up on a call still waiting for the only worker
+    (busy with another client's hint) leaves nothing for the worker: it is
+    sent the busy hint and the call after, never the cancelled one."""
+    import threading
+
+    served: Served = serve(Settings(), workers=1)  # type: ignore[operator]
+    ai_stub = ai_grpc.AIServiceStub(served.channel)
+    record = start(rules_grpc.RulesServiceStub(served.channel), pb.GAME_KIND_OTHELLO)
+    ai_stub.SuggestAction(ai.SuggestActionRequest(record=record, bot_spec="random"), timeout=60)
+
+    async def spy() -> list[Recording]:
+        return recorded(served.app.pool)
+
+    (recording,) = served.run(spy())
+    busy_request = ai.SuggestActionRequest(record=record, bot_spec="mcts:time=1", seed=1)
+    busy = threading.Thread(target=lambda: ai_stub.SuggestAction(busy_request, timeout=30))
+    busy.start()
+    time.sleep(0.3)  # the worker is on it
+    queued = ai_stub.SuggestAction.future(
+        ai.SuggestActionRequest(record=record, bot_spec="greedy", seed=2), timeout=30
+    )
+    time.sleep(0.2)
+    assert served.app.pool.waiting(Priority.HINT) == 1
+    queued.cancel()
+    with pytest.raises(grpc.FutureCancelledError):
+        queued.result()
+    deadline = time.monotonic() + 5
+    while served.app.pool.waiting(Priority.HINT) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the server sees the cancellation
+    assert served.app.pool.waiting(Priority.HINT) == 0
+    ai_stub.SuggestAction(
+        ai.SuggestActionRequest(record=record, bot_spec="greedy", seed=3), timeout=30
+    )
+    busy.join()
+    assert seeds_received(recording) == [1, 3]
 
 
 def _suggest_quietly(stub: ai_grpc.AIServiceStub, request: object, timeout: float) -> None:
