@@ -28,7 +28,7 @@ if _version_not_supported:
 class RulesServiceStub:
     """RulesService validates and applies actions on states the client sends; it
     keeps no state of its own. A record holds at most a per-game number of
-    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 2,000); a longer
     one is RESOURCE_EXHAUSTED.
     """
 
@@ -63,7 +63,7 @@ class RulesServiceStub:
 class RulesServiceServicer:
     """RulesService validates and applies actions on states the client sends; it
     keeps no state of its own. A record holds at most a per-game number of
-    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 2,000); a longer
     one is RESOURCE_EXHAUSTED.
     """
 
@@ -129,7 +129,7 @@ def add_RulesServiceServicer_to_server(servicer, server):
 class RulesService:
     """RulesService validates and applies actions on states the client sends; it
     keeps no state of its own. A record holds at most a per-game number of
-    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 2,000); a longer
     one is RESOURCE_EXHAUSTED.
     """
 

@@ -29,7 +29,7 @@ GRPC_VERSION: str
 class RulesServiceStub:
     """RulesService validates and applies actions on states the client sends; it
     keeps no state of its own. A record holds at most a per-game number of
-    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 2,000); a longer
     one is RESOURCE_EXHAUSTED.
     """
 
@@ -50,7 +50,7 @@ class RulesServiceStub:
 class RulesServiceAsyncStub(RulesServiceStub):
     """RulesService validates and applies actions on states the client sends; it
     keeps no state of its own. A record holds at most a per-game number of
-    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 2,000); a longer
     one is RESOURCE_EXHAUSTED.
     """
 
@@ -67,7 +67,7 @@ class RulesServiceAsyncStub(RulesServiceStub):
 class RulesServiceServicer(metaclass=_abc_1.ABCMeta):
     """RulesService validates and applies actions on states the client sends; it
     keeps no state of its own. A record holds at most a per-game number of
-    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 1,000); a longer
+    actions (Rolit 60, Othello 120, Volleyball 2,000, Volta 2,000); a longer
     one is RESOURCE_EXHAUSTED.
     """
 
