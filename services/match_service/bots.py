@@ -198,8 +198,9 @@ async def play_and_settle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
 
 
 async def settle(step: Callable[[], Awaitable[None]]) -> None:
-    """Settles a job, waiting out a store that is briefly unreachable: a job
-    left unsettled would wait the whole visibility timeout to come back."""
+    """Settles a job, waiting out a store that is briefly unreachable (the
+    job's lease is renewed meanwhile): a job left unsettled is delivered
+    again once its lease lapses, only to be found played or to play again."""
     for attempt in range(SETTLE_TRIES):
         try:
             await step()
