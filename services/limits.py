@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from services.errors import ResourceExhausted
 
@@ -48,6 +48,32 @@ class RateLimiter:
         self._buckets[client] = (tokens - 1, now)
         return True
 
+    def has(self, client: str) -> bool:
+        """Whether ``client`` has a token left now (nothing is taken)."""
+        return self._tokens(client, self._clock()) >= 1
+
+    def take_all(self, clients: Iterable[str]) -> bool:
+        """A token from each of ``clients``, or (when one has none) from none."""
+        now = self._clock()
+        self._prune(now)
+        distinct = set(clients)
+        if any(self._tokens(client, now) < 1 for client in distinct):
+            return False
+        for client in distinct:
+            self._buckets[client] = (self._tokens(client, now) - 1, now)
+        return True
+
+    def refund(self, clients: Iterable[str]) -> None:
+        """Gives back one token to each of ``clients`` (taken for work that
+        did not happen)."""
+        now = self._clock()
+        for client in set(clients):
+            self._buckets[client] = (min(self.burst, self._tokens(client, now) + 1), now)
+
+    def _tokens(self, client: str, now: float) -> float:
+        tokens, last = self._buckets.get(client, (self.burst, now))
+        return min(self.burst, tokens + (now - last) * self.rate)
+
     def check(self, client: str, what: str) -> None:
         """ResourceExhausted, naming ``what`` is limited, when ``client`` is over."""
         if not self.allow(client):
@@ -68,6 +94,12 @@ class RateLimiter:
 
     def __len__(self) -> int:
         return len(self._buckets)
+
+
+def per_minute(count: int) -> RateLimiter:
+    """Bursts of ``count``, refilled at ``count`` a minute (CreateMatch,
+    CreateTicket, the matches a matchmaker seats)."""
+    return RateLimiter(count / 60.0, float(count))
 
 
 class CapReached(ResourceExhausted):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import typing
 from collections.abc import Mapping
@@ -10,6 +11,7 @@ from dataclasses import dataclass, fields
 
 ENV_PREFIX = "MEEPLE_"
 OFF = ("off", "none")
+MIN_SECRET_CHARS = 16
 
 
 @dataclass(frozen=True)
@@ -18,8 +20,21 @@ class Settings:
     # ``rate_burst``, refilled at ``rate_per_second``. None turns it off.
     rate_per_second: float | None = 500.0
     rate_burst: float = 1000.0
-    # CreateMatch per client: bursts of this many, refilled over a minute.
+    # Matches per client: bursts of this many, refilled over a minute. Both
+    # CreateMatch and the matchmaker's matches count (a matchmade match is
+    # charged once to each address whose ticket sits at its table).
     matches_per_minute: int = 300
+    # CreateTicket per client: bursts of this many, refilled over a minute;
+    # and the most tickets a client may have open (queued) at once, across
+    # every queue and replica.
+    tickets_per_minute: int = 120
+    open_tickets: int = 16
+    # The server secret that ticket ids and tokens of a CreateTicket with a
+    # request_id derive from (HMAC-SHA256): at least 16 characters, the same
+    # on every replica. None: a random one, made once per process in
+    # memory, or once per Redis (stored there, shared by its replicas).
+    # Never printed (repr=False).
+    token_secret: str | None = dataclasses.field(default=None, repr=False)
     # Open WatchMatch streams per client.
     watch_streams: int = 64
     # AIService calls in flight (waiting or thinking) per client.
@@ -69,6 +84,9 @@ class Settings:
             if raw is None:
                 continue
             kind = types[field.name]
+            if kind == str | None:
+                values[field.name] = raw or None  # set but empty: unset
+                continue
             if kind == float | None and raw.strip().lower() in OFF:
                 values[field.name] = None
                 continue
@@ -99,6 +117,8 @@ class Settings:
             "ai_calls_per_client": self.ai_calls_per_client,
             "ai_queue_limit": self.ai_queue_limit,
             "bot_attempts": self.bot_attempts,
+            "tickets_per_minute": self.tickets_per_minute,
+            "open_tickets": self.open_tickets,
         }
         for name, value in positive.items():
             if not value > 0:
@@ -116,3 +136,8 @@ class Settings:
             raise ValueError("settings: ticket_max_wait must be at most ticket_max_wait_max")
         if self.bot_fill_after < 0:
             raise ValueError(f"settings: bot_fill_after must be >= 0, got {self.bot_fill_after}")
+        if self.token_secret is not None and len(self.token_secret) < MIN_SECRET_CHARS:
+            # The message names the rule, never the value.
+            raise ValueError(
+                f"settings: token_secret must be at least {MIN_SECRET_CHARS} characters"
+            )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.errors import ResourceExhausted
-from services.limits import ConcurrencyCap, RateLimiter, client_of
+from services.limits import ConcurrencyCap, RateLimiter, client_of, per_minute
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,27 @@ def test_a_concurrency_cap_counts_holds_per_client() -> None:
         with cap.hold("b"):
             assert (cap.held("a"), cap.held("b")) == (2, 1)
     assert (cap.held("a"), cap.held("b")) == (0, 0)
+
+
+def test_a_budget_is_taken_from_every_client_or_from_none() -> None:
+    """The matchmaker's match budget: a table's addresses each pay one
+    match, all or none, and a match that was not made is paid back."""
+    clock = Clock()
+    assert (per_minute(2).rate, per_minute(2).burst) == (2 / 60, 2)
+    budget = RateLimiter(2 / 60, 2, clock=clock)  # per_minute(2) on the test's clock
+    assert budget.take_all(["a", "b", "a"])  # a table where a sits twice: a pays once
+    assert budget.take_all(["a"])
+    assert not budget.has("a")
+    assert budget.has("b")
+    assert not budget.take_all(["a", "b"])  # a has none left: b keeps its token
+    assert budget.has("b")
+    budget.refund(["a"])
+    assert budget.take_all(["a", "b"])
+    assert not budget.has("b")
+    clock.now += 30.0  # one back each
+    assert budget.has("a")
+    assert budget.has("b")
+    budget.refund(["c"])  # never over its burst
+    assert budget.take_all(["c"])
+    assert budget.take_all(["c"])
+    assert not budget.take_all(["c"])
