@@ -8,6 +8,10 @@ unclaimed tickets, and only while its lease stands), creates the match, then
 assigns them atomically (only if each is still claimed by its token). So a
 ticket cancelled while a pass forms its table is never assigned, and the
 claims of a crashed pass are released by the next holder.
+
+Each ticket names the client address that created it (``client``), and the
+store counts each address's open (queued) tickets, across queues and
+replicas, so that CreateTicket refuses one over the cap atomically.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from typing import Protocol
 
 class TicketExists(ValueError):
     """A ticket of that id is stored already (a retry, or a reused request id)."""
+
+
+class TooManyTickets(RuntimeError):
+    """The ticket's client has as many open tickets as it may."""
 
 
 class Status(enum.IntEnum):
@@ -33,7 +41,11 @@ class Status(enum.IntEnum):
 @dataclass
 class TicketRecord:
     """A party's ticket. ``claim`` is the fencing token of the pass that
-    claimed it (0: none); ``version`` grows with every change, for watchers."""
+    claimed it (0: none); ``version`` grows with every change, for watchers.
+    ``seen_ms`` is its creation until an open WatchTicket beats: a watch's
+    heartbeat is always later than the creation, so ``watched`` tells them
+    apart. ``client`` is the address that created it ("": none known), which
+    its open-ticket cap and the matches it is seated in are charged to."""
 
     ticket_id: str
     queue: str
@@ -51,10 +63,16 @@ class TicketRecord:
     claim: int = 0
     assignment: bytes = b""  # a serialized Assignment, once assigned
     version: int = 0
+    client: str = ""
 
     @property
     def party(self) -> int:
         return len(self.player_ids)
+
+    @property
+    def watched(self) -> bool:
+        """Whether a WatchTicket has beaten for it (ever)."""
+        return self.seen_ms > self.created_ms
 
 
 @dataclass
@@ -98,8 +116,21 @@ class Claim:
 class MatchmakingStore(Protocol):
     """Tickets, leases and ratings (see the module's docstring)."""
 
-    async def create_ticket(self, ticket: TicketRecord) -> None:
-        """Stores a new ticket, queued; TicketExists if its id is taken."""
+    async def create_ticket(self, ticket: TicketRecord, open_limit: int = 0) -> None:
+        """Stores a new ticket, queued; TicketExists if its id is taken;
+        TooManyTickets if its client has ``open_limit`` open tickets already
+        (0: no cap; a ticket without a client is never capped)."""
+        ...
+
+    async def open_tickets(self, client: str) -> int:
+        """How many of ``client``'s tickets are open (queued): counted from
+        their creation until they end, or at the latest until their max_wait
+        passes (a count whose end was lost with its process heals then)."""
+        ...
+
+    async def ticket_secret(self, candidate: bytes) -> bytes:
+        """The secret the store's users share for ticket tokens: the first
+        ``candidate`` any of them offered, kept from then on."""
         ...
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None: ...
@@ -111,8 +142,8 @@ class MatchmakingStore(Protocol):
         ...
 
     async def heartbeat(self, ticket_id: str, now_ms: int) -> bool:
-        """Marks the ticket seen at ``now_ms``; False if it is gone (a
-        store that lost its data)."""
+        """Marks the ticket seen at ``now_ms`` (a watch's heartbeat); False
+        if it is gone (a store that lost its data)."""
         ...
 
     async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:

@@ -20,6 +20,7 @@ from services.coordination.matchmaking import (
     Status,
     TicketExists,
     TicketRecord,
+    TooManyTickets,
 )
 
 TERMINAL_TICKET_SECONDS = 600.0  # an ended ticket stays readable this long
@@ -28,6 +29,8 @@ TERMINAL_TICKET_SECONDS = 600.0  # an ended ticket stays readable this long
 class MemoryMatchmaking:
     def __init__(self) -> None:
         self._tickets: dict[str, TicketRecord] = {}
+        self._open: dict[str, set[str]] = {}  # client -> its queued tickets' ids
+        self._secret: bytes | None = None
         self._ticket_changed: dict[str, asyncio.Event] = {}
         self._ended: deque[tuple[float, str]] = deque()  # (drop time, ticket id)
         self._leases: dict[str, tuple[str, int, float]] = {}  # queue -> holder, fence, until
@@ -45,6 +48,11 @@ class MemoryMatchmaking:
         ticket.version += 1
         if ticket.status is not Status.QUEUED:
             self._ended.append((time.monotonic() + TERMINAL_TICKET_SECONDS, ticket.ticket_id))
+            held = self._open.get(ticket.client)
+            if held is not None:
+                held.discard(ticket.ticket_id)
+                if not held:
+                    del self._open[ticket.client]
         event = self._ticket_changed.pop(ticket.ticket_id, None)
         if event is not None:
             event.set()
@@ -57,11 +65,24 @@ class MemoryMatchmaking:
             if ticket is not None and ticket.status is not Status.QUEUED:
                 del self._tickets[ticket_id]
 
-    async def create_ticket(self, ticket: TicketRecord) -> None:
+    async def create_ticket(self, ticket: TicketRecord, open_limit: int = 0) -> None:
         self._forget_ended()
         if ticket.ticket_id in self._tickets:
             raise TicketExists(f"ticket {ticket.ticket_id} exists already")
+        if ticket.client:
+            held = self._open.setdefault(ticket.client, set())
+            if open_limit and len(held) >= open_limit:
+                raise TooManyTickets(f"{ticket.client} has {len(held)} open tickets")
+            held.add(ticket.ticket_id)
         self._tickets[ticket.ticket_id] = copy.deepcopy(ticket)
+
+    async def open_tickets(self, client: str) -> int:
+        return len(self._open.get(client, ()))
+
+    async def ticket_secret(self, candidate: bytes) -> bytes:
+        if self._secret is None:
+            self._secret = candidate
+        return self._secret
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:
         ticket = self._tickets.get(ticket_id)

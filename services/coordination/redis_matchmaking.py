@@ -3,13 +3,18 @@
 Keys, one hash tag per queue so that one script claims or assigns a table:
 
 - ``{q:<queue>}:t:<ticket>``: a hash with the ticket's fixed ``record``
-  (JSON) and its changing ``status``, ``claim``, ``version``, ``seen`` and
-  ``assignment``; ``{q:<queue>}:t:<ticket>:x``: a short stream with one entry
+  (JSON), the ``client`` address that created it, and its changing
+  ``status``, ``claim``, ``version``, ``seen`` and ``assignment``;
+  ``{q:<queue>}:t:<ticket>:x``: a short stream with one entry
   ``<version>-1`` per change, which watchers wait on with XREAD BLOCK;
 - ``{q:<queue>}:queued``: a sorted set of the queued tickets by age;
 - ``{q:<queue>}:lease`` (``holder|fence``, with a TTL) and
   ``{q:<queue>}:fence`` (the fencing counter: see ``LEASE``);
 - ``meeple:queues``: the queues that may have tickets;
+- ``{c:<client>}:open``: a sorted set of the client's open tickets, by the
+  end of their max_wait (see ``OPEN``);
+- ``meeple:ticket-secret``: the secret ticket tokens derive from when the
+  replicas are configured with none (the first replica's, ``SET NX``);
 - ``{r:<game>}:ratings`` (a hash of JSON ratings), ``{r:<game>}:board``
   (a sorted set by ordinal) and ``{r:<game>}:rated:<match>`` (a marker, so
   a match is rated once);
@@ -32,6 +37,7 @@ import dataclasses
 import json
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from redis.exceptions import ResponseError
@@ -44,6 +50,7 @@ from services.coordination.matchmaking import (
     Status,
     TicketExists,
     TicketRecord,
+    TooManyTickets,
 )
 from services.coordination.redis_client import (
     create_group,
@@ -58,6 +65,7 @@ TERMINAL_TICKET_MS = 600_000
 RATED_MARKER_SECONDS = 30 * 24 * 3600
 FIXED_CACHE = 50_000  # tickets whose fixed fields a process keeps decoded
 RESULT_SLICE_SECONDS = 0.25
+TICKET_SECRET = "meeple:ticket-secret"
 
 # The fields of a ticket that never change, kept as one JSON value.
 FIXED = (
@@ -121,6 +129,25 @@ for i = 2, #KEYS do redis.call('HSET', KEYS[i], 'claim', ARGV[1]) end
 return {}
 """
 
+# Counts a new ticket among its client's open ones, unless the client has
+# the cap already (0: no cap): KEYS the client's open set; ARGV ticket id,
+# the end of its max_wait (ms), now (ms), the cap. Returns 1, or 0 at the
+# cap. A ticket leaves the set when it ends (the store removes it after the
+# script that ended it) or, at the latest, when its max_wait has passed: a
+# removal lost with its process heals by then. A retry of a counted
+# ticket's creation is counted once.
+OPEN = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  local cap = tonumber(ARGV[4])
+  if cap > 0 and redis.call('ZCARD', KEYS[1]) >= cap then return 0 end
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+end
+local ttl = tonumber(ARGV[2]) - tonumber(ARGV[3])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+"""
+
 # KEYS: tickets...; ARGV: fence
 RELEASE = """
 for i = 1, #KEYS do
@@ -133,24 +160,26 @@ return 0
 # Ends tickets. KEYS: queued, then n tickets, then their streams; ARGV: n,
 # the new status, what a ticket must be claimed by ('0': unclaimed), the TTL
 # (ms) of an ended ticket, then n ids, then n assignments ('' for none).
-# Assigning the same tickets the same seats again (a retry whose first
-# answer was lost with its connection) finds them assigned and returns n.
+# Returns how many it ended, then the client and id of each ended ticket
+# that has a client (to take out of the client's open set). Assigning the
+# same tickets the same seats again (a retry whose first answer was lost
+# with its connection) finds them assigned and returns n.
 END = """
 local n = tonumber(ARGV[1])
-local ended = 0
+local ended = {0}
 local again = 0
 for i = 1, n do
   local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim', 'assignment')
   if ARGV[2] == '2' and state[1] == '2' and state[3] == ARGV[4 + n + i] then
     again = again + 1
   elseif ARGV[2] == '2' and (state[1] ~= '1' or state[2] ~= ARGV[3]) then
-    return 0
+    return {0}
   end
 end
-if again == n then return n end
+if again == n then return {n} end
 for i = 1, n do
   local key = KEYS[1 + i]
-  local state = redis.call('HMGET', key, 'status', 'claim')
+  local state = redis.call('HMGET', key, 'status', 'claim', 'client')
   if state[1] == '1' and state[2] == ARGV[3] then
     local version = redis.call('HINCRBY', key, 'version', 1)
     redis.call('HSET', key, 'status', ARGV[2], 'claim', '0', 'assignment', ARGV[4 + n + i])
@@ -159,22 +188,28 @@ for i = 1, n do
     redis.call('XADD', KEYS[1 + n + i], 'MAXLEN', '8', version .. '-1', unpack(change))
     redis.call('PEXPIRE', key, ARGV[4])
     redis.call('PEXPIRE', KEYS[1 + n + i], ARGV[4])
-    ended = ended + 1
+    ended[1] = ended[1] + 1
+    if state[3] and state[3] ~= '' then
+      table.insert(ended, state[3])
+      table.insert(ended, ARGV[4 + i])
+    end
   end
 end
 return ended
 """
 
+# KEYS: ticket, queued, its stream; ARGV: ticket id, TTL (ms) of an ended
+# ticket. Returns {1, its client ('' for none)} if it cancelled it, else {0}.
 CANCEL = """
-local state = redis.call('HMGET', KEYS[1], 'status', 'claim')
-if state[1] ~= '1' then return 0 end
+local state = redis.call('HMGET', KEYS[1], 'status', 'claim', 'client')
+if state[1] ~= '1' then return {0} end
 local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
 redis.call('HSET', KEYS[1], 'status', '4', 'claim', '0')
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('XADD', KEYS[3], 'MAXLEN', '8', version .. '-1', 's', '4')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[2])
-return 1
+return {1, state[3] or ''}
 """
 
 # KEYS: ticket, queued; ARGV: ticket id, its creation (ms), then its fields.
@@ -223,12 +258,19 @@ def queued_key(queue: str) -> str:
     return f"{{q:{queue}}}:queued"
 
 
+def open_key(client: str) -> str:
+    return f"{{c:{client}}}:open"
+
+
 def queue_of(ticket_id: str) -> str:
     """Ticket ids are ``<queue>.<random>``."""
     return ticket_id.rsplit(".", 1)[0]
 
 
-MUTABLE = ("status", "claim", "version", "seen", "assignment")
+# The hash fields beside the fixed record: the changing ones, then the
+# client (a field of its own, so that a replica of an older version, which
+# reads the record as the fixed fields it knows, still reads new tickets).
+STATE = ("status", "claim", "version", "seen", "assignment", "client")
 
 
 def _fixed(raw: bytes) -> dict[str, Any]:
@@ -237,8 +279,8 @@ def _fixed(raw: bytes) -> dict[str, Any]:
     return record
 
 
-def _ticket(fixed: dict[str, Any], mutable: list[bytes | None]) -> TicketRecord:
-    status, claim, version, seen, assignment = mutable
+def _ticket(fixed: dict[str, Any], state: list[bytes | None]) -> TicketRecord:
+    status, claim, version, seen, assignment, client = state
     return TicketRecord(
         **fixed,
         seen_ms=int(seen or 0),
@@ -246,7 +288,16 @@ def _ticket(fixed: dict[str, Any], mutable: list[bytes | None]) -> TicketRecord:
         claim=int(claim or 0),
         assignment=assignment or b"",
         version=int(version or 0),
+        client=(client or b"").decode(),
     )
+
+
+def _freed(answer: list[Any]) -> dict[str, list[str]]:
+    """The ids of the ended tickets an END or CANCEL answer names, by client."""
+    freed: dict[str, list[str]] = {}
+    for client, ticket_id in zip(answer[1::2], answer[2::2], strict=True):
+        freed.setdefault(client.decode(), []).append(ticket_id.decode())
+    return freed
 
 
 def _rating(player_id: str, raw: bytes) -> PlayerRating:
@@ -263,10 +314,12 @@ class RedisMatchmaking:
     client: Any
     consumer: str
     visibility_timeout: float
+    _now_ms: Callable[[], int]
 
     def _register_matchmaking_scripts(self) -> None:
         self._fixed_cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._create = self.client.register_script(CREATE)
+        self._open = self.client.register_script(OPEN)
         self._lease = self.client.register_script(LEASE)
         self._claim = self.client.register_script(CLAIM)
         self._release_claims = self.client.register_script(RELEASE)
@@ -281,10 +334,14 @@ class RedisMatchmaking:
     # --- tickets -----------------------------------------------------------------
 
     @unavailable_on_connection_errors
-    async def create_ticket(self, ticket: TicketRecord) -> None:
+    async def create_ticket(self, ticket: TicketRecord, open_limit: int = 0) -> None:
         record = {name: getattr(ticket, name) for name in FIXED}
         record["config"] = ticket.config.hex()
         key = ticket_key(ticket.queue, ticket.ticket_id)
+        if ticket.client:
+            args = [ticket.ticket_id, ticket.expires_ms, ticket.created_ms, open_limit]
+            if not await self._open(keys=[open_key(ticket.client)], args=args):
+                raise TooManyTickets(f"{ticket.client} has {open_limit} open tickets")
         fields = {
             "record": json.dumps(record),
             "status": int(ticket.status),
@@ -292,6 +349,7 @@ class RedisMatchmaking:
             "version": ticket.version,
             "seen": ticket.seen_ms,
             "assignment": b"",
+            "client": ticket.client,
         }
         flat = [value for pair in fields.items() for value in pair]
         keys = [key, queued_key(ticket.queue)]
@@ -300,13 +358,29 @@ class RedisMatchmaking:
             self.client.sadd(QUEUES, ticket.queue),
         )
         if not created:
+            # A retry: counted once while the ticket is open, not at all once it ended.
+            if ticket.client and await self.client.hget(key, "status") != b"1":
+                await self.client.zrem(open_key(ticket.client), ticket.ticket_id)
             raise TicketExists(f"ticket {ticket.ticket_id} exists already")
+
+    @unavailable_on_connection_errors
+    async def open_tickets(self, client: str) -> int:
+        return int(await self.client.zcount(open_key(client), f"({self._now_ms()}", "+inf"))
+
+    @unavailable_on_connection_errors
+    async def ticket_secret(self, candidate: bytes) -> bytes:
+        stored = await self.client.set(TICKET_SECRET, candidate.hex(), nx=True, get=True)
+        return bytes.fromhex(stored.decode()) if stored is not None else candidate
+
+    async def _close_open(self, freed: dict[str, list[str]]) -> None:
+        """Takes ended tickets out of their clients' open sets."""
+        await asyncio.gather(*(self.client.zrem(open_key(c), *ids) for c, ids in freed.items()))
 
     @unavailable_on_connection_errors
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:
         key = ticket_key(queue_of(ticket_id), ticket_id)
-        raw, *mutable = await self.client.hmget(key, ["record", *MUTABLE])
-        return _ticket(self._fixed_of(ticket_id, raw), mutable) if raw and mutable[0] else None
+        raw, *state = await self.client.hmget(key, ["record", *STATE])
+        return _ticket(self._fixed_of(ticket_id, raw), state) if raw and state[0] else None
 
     def _fixed_of(self, ticket_id: str, raw: bytes) -> dict[str, Any]:
         """A ticket's fixed fields, decoded once per process (they never change)."""
@@ -345,7 +419,9 @@ class RedisMatchmaking:
     async def cancel_ticket(self, ticket_id: str) -> TicketRecord | None:
         queue = queue_of(ticket_id)
         keys = [ticket_key(queue, ticket_id), queued_key(queue), changes_key(queue, ticket_id)]
-        await self._cancel(keys=keys, args=[ticket_id, TERMINAL_TICKET_MS])
+        answer = await self._cancel(keys=keys, args=[ticket_id, TERMINAL_TICKET_MS])
+        if len(answer) > 1 and answer[1]:
+            await self._close_open({answer[1].decode(): [ticket_id]})
         return await self.load_ticket(ticket_id)
 
     @unavailable_on_connection_errors
@@ -360,7 +436,7 @@ class RedisMatchmaking:
             return []
         async with self.client.pipeline(transaction=False) as pipe:
             for ticket_id in ids:  # the fixed record only when not decoded yet
-                fields = MUTABLE if ticket_id in self._fixed_cache else ("record", *MUTABLE)
+                fields = STATE if ticket_id in self._fixed_cache else ("record", *STATE)
                 pipe.hmget(ticket_key(queue, ticket_id), list(fields))
             answers = await pipe.execute()
         tickets = []
@@ -411,7 +487,9 @@ class RedisMatchmaking:
             *(changes_key(queue, t) for t in ticket_ids),
         ]
         args = [len(ticket_ids), int(status), claimed_by, TERMINAL_TICKET_MS, *ticket_ids]
-        return int(await self._end(keys=keys, args=[*args, *assignments]))
+        answer = await self._end(keys=keys, args=[*args, *assignments])
+        await self._close_open(_freed(answer))
+        return int(answer[0])
 
     @unavailable_on_connection_errors
     async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:

@@ -2,7 +2,8 @@
 implementation (memory, a real redis-server, a real Cluster): a ticket is
 assigned at most once, a ticket cancelled while its table forms is never
 assigned, a crashed pass's claims go back to the queue under the next lease,
-and a match is rated once."""
+a match is rated once, each client's open tickets are counted and capped,
+and the ticket secret is shared."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from services.coordination.matchmaking import (
     Status,
     TicketExists,
     TicketRecord,
+    TooManyTickets,
 )
 from services.coordination.memory import wall_ms
 from services.coordination.redis import RedisCoordination
@@ -303,5 +305,79 @@ def test_every_ended_ticket_leaves_the_queue(make_store: StoreFactory) -> None:
         assert await store.queues() == []
         await store.create_ticket(ticket("h"))  # a new ticket brings the queue back
         assert await store.queues() == [QUEUE]
+
+    run(scenario())
+
+
+def test_open_tickets_are_counted_per_client_until_they_end(make_store: StoreFactory) -> None:
+    """The cap is checked and the ticket counted in one step (on Redis, one
+    script on the client's own key, so across replicas); a retry of an
+    open ticket is counted once; a ticket that ends is counted no more,
+    however it ends; tickets without a client are never capped."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        for name in "abc":
+            await store.create_ticket(ticket(name, client="ipv4:10.0.0.9"), 3)
+        with pytest.raises(TooManyTickets):
+            await store.create_ticket(ticket("d", client="ipv4:10.0.0.9"), 3)
+        assert await store.load_ticket(f"{QUEUE}.d") is None  # refused: nothing stored
+        with pytest.raises(TicketExists):  # a retry of an open one is not over the cap
+            await store.create_ticket(ticket("a", client="ipv4:10.0.0.9"), 3)
+        await store.create_ticket(ticket("x", client="ipv4:10.0.0.10"), 3)  # its own count
+        await store.create_ticket(ticket("y"), 1)  # no client: never capped
+        await store.create_ticket(ticket("z"), 1)
+        assert await store.open_tickets("ipv4:10.0.0.9") == 3
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        assert (await store.claim(QUEUE, fence, [f"{QUEUE}.a", f"{QUEUE}.x"])).ok
+        assert await store.assign(QUEUE, fence, {f"{QUEUE}.a": b"m", f"{QUEUE}.x": b"m"})
+        await store.expire(QUEUE, [f"{QUEUE}.b"])
+        await store.cancel_ticket(f"{QUEUE}.c")
+        assert await store.open_tickets("ipv4:10.0.0.9") == 0
+        assert await store.open_tickets("ipv4:10.0.0.10") == 0
+        with pytest.raises(TicketExists):  # a retry of an ended one counts nothing
+            await store.create_ticket(ticket("a", client="ipv4:10.0.0.9"), 3)
+        assert await store.open_tickets("ipv4:10.0.0.9") == 0
+        for name in "def":
+            await store.create_ticket(ticket(name, client="ipv4:10.0.0.9"), 3)
+        loaded = await store.load_ticket(f"{QUEUE}.d")
+        assert loaded is not None
+        assert loaded.client == "ipv4:10.0.0.9"
+        assert {t.client for t in await store.queued(QUEUE)} == {"ipv4:10.0.0.9", ""}
+
+    run(scenario())
+
+
+def test_an_open_count_heals_when_its_tickets_max_wait_has_passed(
+    make_store: StoreFactory,
+) -> None:
+    """A count whose end was never recorded (its process died between the
+    end and the count) lasts no longer than the ticket's max_wait: on Redis
+    the count is kept by deadline; in memory it ends with the ticket."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        now = wall_ms()
+        short = ticket("a", client="ipv4:10.0.0.9", created_ms=now, expires_ms=now + 300)
+        await store.create_ticket(short, 1)
+        with pytest.raises(TooManyTickets):
+            await store.create_ticket(ticket("b", client="ipv4:10.0.0.9"), 1)
+        await asyncio.sleep(0.4)
+        if not isinstance(store, RedisCoordination):
+            await store.expire(QUEUE, [f"{QUEUE}.a"])  # as the next pass does
+        await store.create_ticket(ticket("b", client="ipv4:10.0.0.9"), 1)
+
+    run(scenario())
+
+
+def test_the_ticket_secret_is_the_first_one_offered(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store()
+        assert await store.ticket_secret(b"first secret") == b"first secret"
+        assert await store.ticket_secret(b"second secret") == b"first secret"
+        if isinstance(store, RedisCoordination):  # another replica's store reads the same
+            other = await make_store()
+            assert await other.ticket_secret(b"its own") == b"first secret"
 
     run(scenario())
