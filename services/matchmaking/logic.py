@@ -7,6 +7,19 @@ pair the rest (``pairing.pair``), and seat each table: claim its tickets,
 create the match with every human seat taken (``create_seated_match``),
 assign the tickets, then mark the match rated. A rater takes each finished
 rated match and updates its players' ratings once.
+
+Limits per client address (the address that created a ticket is stored
+with it): CreateTicket's own rate (``tickets_per_minute``, per process, in
+the servicer), open tickets (``open_tickets``, counted by the store, so
+across replicas), and matches: a matchmade match costs one match of the
+per-minute match budget (``matches_per_minute``, per process) of each
+address with a ticket at its table. A pass pairs only tickets that are
+watched now (a WatchTicket heartbeat within the last two heartbeat periods)
+and whose address has a match left in its budget; the others wait.
+
+Tokens of tickets with a request_id are HMAC-SHA256 under a server secret
+(``token_secret``, or one the store keeps for all its replicas), bound to
+the queue, the players and the request id.
 """
 
 from __future__ import annotations
@@ -16,6 +29,7 @@ import base64
 import contextlib
 import hashlib
 import hmac
+import json
 import logging
 import os
 import re
@@ -41,8 +55,16 @@ from services.coordination.matchmaking import (
     Status,
     TicketExists,
     TicketRecord,
+    TooManyTickets,
 )
-from services.errors import BadRequest, NotFound, PermissionDenied, Unauthenticated
+from services.errors import (
+    BadRequest,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+)
+from services.limits import RateLimiter, per_minute
 from services.match_service import logic as matches
 from services.match_service.logic import Matches
 from services.matchmaking.pairing import Table, pair, window_of
@@ -61,6 +83,16 @@ TICKET_TOKEN_METADATA = "meeple-ticket-token"
 MAX_PLAYER_ID_CHARS = 64
 MAX_TICKET_ID_CHARS = 128
 REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+# A request id guessed is a ticket taken over (a retry returns its token):
+# one with fewer distinct characters than this is refused ("aaaa...",
+# "abab..."). Random ones almost never are: 16 letters and digits have
+# fewer about once in 10^13 draws, 16 hexadecimal digits once in 2 million.
+REQUEST_ID_DISTINCT = 5
+SECRET_BYTES = 32
+# A ticket is watched while its last heartbeat is this many heartbeat
+# periods old at most (a watch beats once a period: a third of the timeout).
+LIVE_BEATS = 2
+BEATS_PER_TIMEOUT = 3
 COMMIT_WAIT_SECONDS = 0.02  # a rated result may be read just before its match's write lands
 COMMIT_WAITS = 50
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 500
@@ -73,13 +105,40 @@ def replica_name() -> str:
 
 @dataclass
 class Matchmaker:
+    """``match_budget``: matches per client address, the matchmaker's and
+    (when the same limiter is given to MatchService) CreateMatch's alike;
+    by default one of its own, of ``settings.matches_per_minute``.
+    ``fallback_secret``: offered to the store when ``settings.token_secret``
+    is unset (the store keeps the first one offered)."""
+
     store: MatchmakingStore
     matches: Matches
     settings: Settings = field(default_factory=Settings)
     holder: str = field(default_factory=replica_name)
+    match_budget: RateLimiter | None = None
+    fallback_secret: bytes = field(
+        default_factory=lambda: secrets.token_bytes(SECRET_BYTES), repr=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.match_budget is None:
+            self.match_budget = per_minute(self.settings.matches_per_minute)
+
+    @property
+    def budget(self) -> RateLimiter:
+        assert self.match_budget is not None  # set in __post_init__
+        return self.match_budget
 
     def now_ms(self) -> int:
         return self.matches.now_ms()
+
+    async def token_secret(self) -> bytes:
+        """The secret ticket tokens derive from: the configured one, or the
+        one the store shares among its users (read each time, so that a
+        store that lost it and got another is followed)."""
+        if self.settings.token_secret is not None:
+            return self.settings.token_secret.encode()
+        return await self.store.ticket_secret(self.fallback_secret)
 
 
 def token_hash(token: str) -> str:
@@ -150,8 +209,8 @@ def checked_request(
     if len(players) > max(counts):
         raise BadRequest(f"player_ids: a party of {len(players)} fits no table of {counts}")
     counts = [count for count in counts if count >= len(players)]
-    if request.request_id and not REQUEST_ID.fullmatch(request.request_id):
-        raise BadRequest("request_id: 16 to 64 letters, digits, '-' or '_' (random, per ticket)")
+    if request.request_id:
+        checked_request_id(request.request_id)
     max_wait = settings.ticket_max_wait
     if request.HasField("max_wait"):
         max_wait = request.max_wait.ToNanoseconds() / 1e9
@@ -160,9 +219,25 @@ def checked_request(
     return game, counts, round(max_wait * 1000)
 
 
+def checked_request_id(request_id: str) -> None:
+    """BadRequest unless ``request_id`` looks random enough to be a secret."""
+    if not REQUEST_ID.fullmatch(request_id):
+        raise BadRequest("request_id: 16 to 64 letters, digits, '-' or '_' (random, per ticket)")
+    distinct = len(set(request_id))
+    if distinct == 1:
+        raise BadRequest("request_id: one character repeated; make a random one per ticket")
+    if distinct < REQUEST_ID_DISTINCT:
+        raise BadRequest(
+            f"request_id: {distinct} distinct characters, at least {REQUEST_ID_DISTINCT}; "
+            "make a random one per ticket"
+        )
+
+
 async def create_ticket(
-    maker: Matchmaker, request: mm.CreateTicketRequest
+    maker: Matchmaker, request: mm.CreateTicketRequest, client: str = ""
 ) -> mm.CreateTicketResponse:
+    """Queues a ticket for ``client`` (its address: "" for none, which no
+    cap counts)."""
     game, counts, max_wait_ms = checked_request(request, maker.settings)
     config = queue_config(game)
     queue = queue_name(game, config)
@@ -170,7 +245,8 @@ async def create_ticket(
     stored = await maker.store.ratings(game.name, players)
     rating = statistics.fmean(stored[p].mu if p in stored else new_rating(p).mu for p in players)
     if request.request_id:
-        ticket_id, token = retry_identity(queue, request.request_id)
+        secret = await maker.token_secret()
+        ticket_id, token = retry_identity(secret, queue, players, request.request_id)
     else:
         ticket_id, token = f"{queue}.{secrets.token_hex(8)}", secrets.token_urlsafe(32)
     now = maker.now_ms()
@@ -187,28 +263,49 @@ async def create_ticket(
         created_ms=now,
         expires_ms=now + max_wait_ms,
         seen_ms=now,
+        client=client,
     )
+    limit = maker.settings.open_tickets
     try:
-        await maker.store.create_ticket(ticket)
+        await maker.store.create_ticket(ticket, limit)
     except TicketExists:
         # A retry: of this request (its request_id), or of the store's own
         # write whose answer was lost. The ticket as it is now.
         ticket = await retried_ticket(maker, ticket)
+    except TooManyTickets:
+        # A retry of a ticket that ended is no new open ticket: the ticket.
+        retried = await maker.store.load_ticket(ticket_id) if request.request_id else None
+        if retried is None or retried.token_hash != ticket.token_hash:
+            raise ResourceExhausted(
+                f"at most {limit} open tickets per client address: "
+                "wait for one to be seated or to end, or cancel one"
+            ) from None
+        ticket = retried
     return mm.CreateTicketResponse(ticket=ticket_message(ticket, now), ticket_token=token)
 
 
-def retry_identity(queue: str, request_id: str) -> tuple[str, str]:
+def retry_identity(
+    secret: bytes, queue: str, players: list[str], request_id: str
+) -> tuple[str, str]:
     """The ticket id and token a request_id stands for: the same in every
-    retry, and unguessable without it."""
-    digest = hashlib.sha256(f"meeple-ticket:{request_id}".encode()).digest()
-    token = base64.urlsafe_b64encode(hashlib.sha256(b"token:" + digest).digest())
-    return f"{queue}.{digest[:8].hex()}", token.rstrip(b"=").decode()
+    retry (on every replica that shares the secret), and unguessable
+    without the server's secret. Both are HMAC-SHA256 under it: the id of
+    the queue and the request id (so that the same request id with other
+    players finds the ticket, and is refused), the token of the queue, the
+    players and the request id."""
+
+    def mac(*parts: object) -> bytes:
+        return hmac.new(secret, json.dumps(parts).encode(), hashlib.sha256).digest()
+
+    ticket = mac("meeple-ticket-id", queue, request_id)
+    token = mac("meeple-ticket-token", queue, players, request_id)
+    return f"{queue}.{ticket[:8].hex()}", base64.urlsafe_b64encode(token).rstrip(b"=").decode()
 
 
 async def retried_ticket(maker: Matchmaker, ticket: TicketRecord) -> TicketRecord:
     stored = await maker.store.load_ticket(ticket.ticket_id)
     if stored is None:  # it ended and was dropped just now: a new one
-        await maker.store.create_ticket(ticket)
+        await maker.store.create_ticket(ticket, maker.settings.open_tickets)
         return ticket
     if stored.token_hash != ticket.token_hash or stored.player_ids != ticket.player_ids:
         raise BadRequest("request_id: another ticket's; make a new one for each ticket")
@@ -260,19 +357,22 @@ async def watch_ticket(
     maker: Matchmaker, ticket_id: str, token: str | None
 ) -> AsyncIterator[mm.WatchTicketResponse]:
     """A snapshot, each widening of the window, then the assignment or the
-    end. While the stream is open, it is the ticket's heartbeat."""
+    end. While the stream is open, it is the ticket's heartbeat: it beats
+    as it opens (only a watched ticket is paired), then once a period (a
+    third of the heartbeat timeout)."""
     ticket = await owned_ticket(maker, ticket_id, token)
+    beat_every_ms = maker.settings.ticket_heartbeat_timeout * 1000 / BEATS_PER_TIMEOUT
+    next_beat = float(maker.now_ms())
+    if ticket.status is Status.QUEUED:
+        next_beat = await beat(maker, ticket, beat_every_ms)
     now = maker.now_ms()
     yield mm.WatchTicketResponse(snapshot=ticket_message(ticket, now))
     step = step_of(window_of(ticket, now))
-    beat_every = maker.settings.ticket_heartbeat_timeout / 3
-    beaten = ticket.seen_ms
     while ticket.status is Status.QUEUED:
-        if maker.now_ms() - beaten >= beat_every * 1000:
-            beaten = maker.now_ms()
-            if not await maker.store.heartbeat(ticket_id, beaten):  # the store lost it
-                raise NotFound(f"ticket {ticket_id!r} is gone: create another")
-        waited = await maker.store.wait_ticket(ticket, min(beat_every, 1.0))
+        if maker.now_ms() >= next_beat:
+            next_beat = await beat(maker, ticket, beat_every_ms)
+        until_beat = (next_beat - maker.now_ms()) / 1000
+        waited = await maker.store.wait_ticket(ticket, min(max(until_beat, 0.01), 1.0))
         if waited is None:
             raise NotFound(f"ticket {ticket_id!r} is gone")
         ticket = waited
@@ -284,6 +384,23 @@ async def watch_ticket(
         yield mm.WatchTicketResponse(assigned=mm.Assignment.FromString(ticket.assignment))
     else:
         yield mm.WatchTicketResponse(ended=ticket_message(ticket, maker.now_ms()))
+
+
+async def beat(maker: Matchmaker, ticket: TicketRecord, every_ms: float) -> float:
+    """A watch's heartbeat (always after the ticket's creation, so that the
+    ticket counts as watched); when the next one is due."""
+    now = maker.now_ms()
+    if not await maker.store.heartbeat(ticket.ticket_id, max(now, ticket.created_ms + 1)):
+        raise NotFound(f"ticket {ticket.ticket_id!r} is gone: create another")  # the store lost it
+    return now + every_ms
+
+
+def pairable(maker: Matchmaker, ticket: TicketRecord, now_ms: int) -> bool:
+    """Whether a pass may seat ``ticket`` now: it is watched (a heartbeat
+    within the last LIVE_BEATS periods), and its address has a match left."""
+    period_ms = maker.settings.ticket_heartbeat_timeout * 1000 / BEATS_PER_TIMEOUT
+    live = ticket.watched and now_ms - ticket.seen_ms < LIVE_BEATS * period_ms
+    return live and (not ticket.client or maker.budget.has(ticket.client))
 
 
 # --- passes ----------------------------------------------------------------------------
@@ -316,29 +433,38 @@ async def run_pass(maker: Matchmaker, queue: str) -> int:
         with contextlib.suppress(KeyError):  # an empty queue leaves the gauge
             MM_TICKETS_WAITING.remove(queue)
     seated = 0
-    for table in pair(waiting, now, settings.bot_fill_after):
+    ready = [t for t in waiting if pairable(maker, t, now)]
+    for table in pair(ready, now, settings.bot_fill_after):
         seated += await seat_table(maker, queue, fence, table)
     return seated
 
 
 async def seat_table(maker: Matchmaker, queue: str, fence: int, table: Table) -> bool:
-    """Claims the table's tickets, creates its match, assigns them; False
-    (and nothing assigned) if a ticket went meanwhile or the lease did."""
+    """Charges the match to the table's addresses, claims its tickets,
+    creates its match, assigns them; False (nothing assigned, nothing
+    charged) if an address has no match left, a ticket went meanwhile or
+    the lease did."""
     store = maker.store
     ids = [ticket.ticket_id for ticket in table.tickets]
+    clients = {ticket.client for ticket in table.tickets if ticket.client}
+    if not maker.budget.take_all(clients):  # spent by an earlier table of this pass
+        return False
     if not (await store.claim(queue, fence, ids)).ok:
+        maker.budget.refund(clients)
         return False
     try:
         data, assignments = await create_table_match(maker, table)
         if not await store.assign(queue, fence, assignments):
             await store.release(queue, fence, ids)
             await maker.matches.coordination.delete(data.match_id)
+            maker.budget.refund(clients)
             # It was logged as created and started: say why it never ends.
             reason = "its tickets went meanwhile (cancelled, or the lease moved)"
             fields = {"match_id": data.match_id, "game": table.tickets[0].game, "reason": reason}
             match_log.info("match dropped", extra={"fields": fields})
             return False
     except BaseException:
+        maker.budget.refund(clients)
         await store.release(queue, fence, ids)
         raise
     await maker.matches.coordination.mark_rated(data.match_id)

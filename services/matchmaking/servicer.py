@@ -1,4 +1,5 @@
-"""The MatchmakingService servicer: read the ticket token, call the logic."""
+"""The MatchmakingService servicer: check the client's CreateTicket rate,
+read the ticket token, call the logic (with the client's address)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import AsyncIterator
 from meeple.v1 import matchmaking_service_pb2 as mm
 from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
-from services.limits import ConcurrencyCap, client_of
+from services.limits import ConcurrencyCap, client_of, per_minute
 from services.match_service.servicer import metadata
 from services.matchmaking import logic
 from services.matchmaking.logic import Matchmaker
@@ -20,12 +21,15 @@ class MatchmakingServicer(Servicer, mm_grpc.MatchmakingServiceServicer):
     def __init__(self, maker: Matchmaker) -> None:
         self.maker = maker
         self.streams = ConcurrencyCap(maker.settings.watch_streams, "open WatchTicket streams")
+        self.creations = per_minute(maker.settings.tickets_per_minute)
 
     @rpc
     async def CreateTicket(  # noqa: N802 (gRPC method names)
         self, request: mm.CreateTicketRequest, context: Context
     ) -> mm.CreateTicketResponse:
-        return await logic.create_ticket(self.maker, request)
+        client = client_of(context.peer())
+        self.creations.check(client, "tickets created per client")
+        return await logic.create_ticket(self.maker, request, client)
 
     @rpc_stream
     async def WatchTicket(  # noqa: N802

@@ -1,15 +1,22 @@
 """Matchmaker replicas as separate ``meeple serve matchmaking`` processes on
 one real redis-server: thousands of tickets through both, and a replica
 killed mid-run. The final records must show every ticket assigned exactly
-once: each player in one match, each match with exactly its table."""
+once: each player in one match, each match with exactly its table.
+
+A ticket is paired only while it is watched, so each ticket is watched from
+its creation on, all at once (as its player would), over asyncio channels;
+a watch whose replica died is opened again on the other."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import pytest
@@ -37,7 +44,9 @@ QUEUES = [
 def replicas(redis_server: RedisServer) -> Iterator[list[Meeple]]:
     redis_server.flush()
     env = {"MEEPLE_LOG_LEVEL": "WARNING", "MEEPLE_RATE_PER_SECOND": "off"}
-    env["MEEPLE_MATCHES_PER_MINUTE"] = "100000"
+    # One address makes every ticket here: the per-address limits are lifted.
+    for name in ("MATCHES_PER_MINUTE", "TICKETS_PER_MINUTE", "OPEN_TICKETS", "WATCH_STREAMS"):
+        env[f"MEEPLE_{name}"] = "100000"
     with ExitStack() as stack:
         processes = []
         for _ in range(2):
@@ -54,35 +63,77 @@ def stubs_of(replicas: list[Meeple]) -> list[mm_grpc.MatchmakingServiceStub]:
     return [mm_grpc.MatchmakingServiceStub(grpc.insecure_channel(p.address)) for p in replicas]
 
 
-def create_tickets(
-    stubs: list[mm_grpc.MatchmakingServiceStub], count: int, threads: int = 8
-) -> list[mm.CreateTicketResponse]:
-    """``count`` tickets of single players, spread over the replicas and the
-    queues (Rolit tickets take tables of 2 only, so every queue pairs up)."""
-    created: list[mm.CreateTicketResponse] = []
-    lock = threading.Lock()
+Outcome = tuple[mm.CreateTicketResponse, mm.WatchTicketResponse]
+if TYPE_CHECKING:  # the stub over an asyncio channel (a type of the .pyi only)
+    AsyncStub = mm_grpc.MatchmakingServiceAsyncStub
 
-    def work(offset: int) -> None:
-        for index in range(offset, count, threads):
-            config = QUEUES[index % len(QUEUES)]
+
+def run_tickets(replicas: list[Meeple], count: int, creators: int = 8) -> list[Outcome]:
+    """``count`` tickets of single players, spread over the replicas and the
+    queues (Rolit tickets take tables of 2 only, so every queue pairs up),
+    at most ``creators`` created at a time, each watched from its creation
+    to its end: each ticket's creation and its last event."""
+
+    async def run() -> list[Outcome]:
+        channels = [grpc.aio.insecure_channel(replica.address) for replica in replicas]
+        stubs: list[AsyncStub] = [mm_grpc.MatchmakingServiceStub(c) for c in channels]
+        creating = asyncio.Semaphore(creators)
+
+        async def one(index: int) -> Outcome:
             request = mm.CreateTicketRequest(
-                config=config,
+                config=QUEUES[index % len(QUEUES)],
                 player_ids=[f"p{index}"],
                 seat_counts=[2],
                 # A retry on the other replica after a lost answer (the
                 # killed one may have stored the ticket) gets the same ticket.
                 request_id=f"ticket-{index:06d}-of-this-run",
             )
-            answer = call(stubs, index, lambda s, r=request: s.CreateTicket(r))
-            with lock:
-                created.append(answer)
+            async with creating:
+                created = await call_async(
+                    stubs, index, lambda stub: stub.CreateTicket(request, timeout=30)
+                )
+            return created, await watch_async(stubs, index, created)
 
-    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return created
+        try:
+            return list(await asyncio.gather(*(one(index) for index in range(count))))
+        finally:
+            for channel in channels:
+                await channel.close()
+
+    return asyncio.run(run())
+
+
+async def call_async(
+    stubs: list[AsyncStub],
+    index: int,
+    rpc: Callable[[AsyncStub], Awaitable[Any]],
+) -> Any:
+    """The call on the replica ``index`` picks, or the next one if it is down."""
+    for attempt in range(len(stubs) * 3):
+        try:
+            return await rpc(stubs[(index + attempt) % len(stubs)])
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            if attempt % len(stubs) == len(stubs) - 1:
+                await asyncio.sleep(0.1)  # every replica failed: wait a little
+    raise AssertionError("no replica answered")
+
+
+async def watch_async(
+    stubs: list[AsyncStub], index: int, ticket: mm.CreateTicketResponse
+) -> mm.WatchTicketResponse:
+    """The ticket's last event, its watch opened again on the other replica
+    when its replica goes down."""
+    request = mm.WatchTicketRequest(ticket_id=ticket.ticket.ticket_id)
+    metadata = ((TICKET, ticket.ticket_token),)
+
+    async def last(stub: AsyncStub) -> mm.WatchTicketResponse:
+        events = [event async for event in stub.WatchTicket(request, metadata=metadata, timeout=60)]
+        return events[-1]
+
+    result: mm.WatchTicketResponse = await call_async(stubs, index, last)
+    return result
 
 
 def call(stubs: list[mm_grpc.MatchmakingServiceStub], index: int, rpc: object) -> object:
@@ -101,9 +152,12 @@ def call(stubs: list[mm_grpc.MatchmakingServiceStub], index: int, rpc: object) -
 def outcomes(
     stubs: list[mm_grpc.MatchmakingServiceStub], created: list[mm.CreateTicketResponse]
 ) -> list[mm.WatchTicketResponse]:
-    """Each ticket's last event, watched through either replica."""
-    last = []
-    for index, ticket in enumerate(created):
+    """Each ticket's last event, watched through either replica; the tickets
+    watched at once, a thread each (for a few tickets: ``run_tickets``
+    watches thousands)."""
+
+    def last(index: int) -> mm.WatchTicketResponse:
+        ticket = created[index]
         request = mm.WatchTicketRequest(ticket_id=ticket.ticket.ticket_id)
         metadata = [(TICKET, ticket.ticket_token)]
         events = call(
@@ -111,8 +165,10 @@ def outcomes(
             index,
             lambda s, r=request, m=metadata: list(s.WatchTicket(r, metadata=m, timeout=30)),
         )
-        last.append(events[-1])  # type: ignore[index]
-    return last
+        return events[-1]  # type: ignore[index,no-any-return]
+
+    with ThreadPoolExecutor(max(1, len(created))) as pool:
+        return list(pool.map(last, range(len(created))))
 
 
 def check_once(created: list[mm.CreateTicketResponse], last: list[mm.WatchTicketResponse]) -> None:
@@ -132,28 +188,27 @@ def check_once(created: list[mm.CreateTicketResponse], last: list[mm.WatchTicket
 
 
 def test_two_matchmakers_assign_2000_tickets_once_each(replicas: list[Meeple]) -> None:
-    stubs = stubs_of(replicas)
-    created = create_tickets(stubs, 2000)
-    last = outcomes(stubs, created)
-    check_once(created, last)
+    done = run_tickets(replicas, 2000)
+    check_once([created for created, _ in done], [last for _, last in done])
 
 
 def test_a_matchmaker_killed_mid_run_loses_no_ticket(
     redis_server: RedisServer, replicas: list[Meeple]
 ) -> None:
-    stubs = stubs_of(replicas)
-    created: list[mm.CreateTicketResponse] = []
-    creator = threading.Thread(target=lambda: created.extend(create_tickets(stubs, 600, 4)))
-    creator.start()
+    done: list[Outcome] = []
+    runner = threading.Thread(target=lambda: done.extend(run_tickets(replicas, 600, 4)))
+    runner.start()
     time.sleep(0.5)
     replicas[0].kill()  # kill -9, leases and claims and all
-    creator.join(timeout=120)
+    runner.join(timeout=180)
+    assert not runner.is_alive(), "the tickets did not all end"
+    created = [ticket for ticket, _ in done]
     # A CreateTicket whose answer died with the replica was retried on the
     # other with its request_id: no party is queued twice.
     with redis.Redis.from_url(redis_server.url) as store:
         stored = [k for k in store.scan_iter("{q:*}:t:*") if not k.endswith(b":x")]
     assert len(stored) == len(created) == 600
-    last = outcomes(stubs, created)
+    last = [event for _, event in done]
     check_once(created, last)
     # The matches exist in the shared store, as any match service sees them.
     match = Meeple(

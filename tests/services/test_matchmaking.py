@@ -1,13 +1,16 @@
 """MatchmakingService through real gRPC, on both stores (in memory, and on a
 real redis-server): tickets seated into matches the seat tokens play, Rolit
 tables with parties, bot fill, cancellation, expiry without a heartbeat,
-ratings updated once per match, and every bad request refused."""
+ratings updated once per match, and every bad request refused. A ticket is
+paired only while it is watched, so the tickets of a table are watched
+together (``watch_all``)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import grpc
@@ -76,6 +79,15 @@ def watch(stubs: Stubs, created: mm.CreateTicketResponse) -> list[mm.WatchTicket
     return list(stubs.tickets.WatchTicket(request, metadata=metadata, timeout=15))
 
 
+def watch_all(
+    stubs: Stubs, *created: mm.CreateTicketResponse
+) -> list[list[mm.WatchTicketResponse]]:
+    """Each ticket's whole stream, the tickets watched at once (as their
+    players would)."""
+    with ThreadPoolExecutor(len(created)) as pool:
+        return list(pool.map(lambda one: watch(stubs, one), created))
+
+
 def code_of(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as info:
         call()
@@ -90,7 +102,7 @@ def test_two_tickets_share_a_match_that_their_seat_tokens_play(
     bo = ticket(stubs, OTHELLO, ["bo"])
     assert ann.ticket.status == mm.TICKET_STATUS_QUEUED
     assert ann.ticket.window == pytest.approx(2.0, abs=0.1)
-    events = [watch(stubs, ann), watch(stubs, bo)]
+    events = watch_all(stubs, ann, bo)
     for stream in events:
         assert stream[0].HasField("snapshot")
         assert stream[-1].HasField("assigned")
@@ -125,7 +137,7 @@ def test_a_rolit_table_of_four_keeps_the_party_together(
     # two at once, so it must find the singles waiting.
     singles = [ticket(stubs, ROLIT, [name], seat_counts=[4]) for name in ("s1", "s2")]
     party = ticket(stubs, ROLIT, ["p1", "p2"])
-    assignments = [watch(stubs, t)[-1].assigned for t in (party, *singles)]
+    assignments = [stream[-1].assigned for stream in watch_all(stubs, party, *singles)]
     assert len({a.match_id for a in assignments}) == 1
     assert [s.player_id for s in assignments[0].seats] == ["p1", "p2"]
     match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=assignments[0].match_id)).match
@@ -209,8 +221,9 @@ def test_a_ticket_without_a_heartbeat_expires(matchmaking: Callable[..., Stubs])
 def test_ratings_change_once_per_finished_match(matchmaking: Callable[..., Stubs]) -> None:
     stubs = matchmaking()
     tickets = [ticket(stubs, OTHELLO, [name]) for name in ("winner", "loser")]
-    seats = {s.player_id: s for t in tickets for s in watch(stubs, t)[-1].assigned.seats}
-    match_id = watch(stubs, tickets[0])[-1].assigned.match_id
+    streams = watch_all(stubs, *tickets)
+    seats = {s.player_id: s for stream in streams for s in stream[-1].assigned.seats}
+    match_id = streams[0][-1].assigned.match_id
     resign = ms.ResignRequest(match_id=match_id)
     stubs.matches.Resign(resign, metadata=[(SEAT, seats["loser"].seat_token)])
 
@@ -257,8 +270,9 @@ def test_a_retried_ticket_request_returns_the_same_ticket_and_token(
     assert again.ticket.status == mm.TICKET_STATUS_QUEUED
     # Another player's ticket pairs with ann's one ticket; nothing is left over.
     bo = ticket(stubs, OTHELLO, ["bo"], request_id="bo-retry-0123456789a")
-    assigned = watch(stubs, again)[-1].assigned
-    assert watch(stubs, bo)[-1].assigned.match_id == assigned.match_id
+    ann_events, bo_events = watch_all(stubs, again, bo)
+    assigned = ann_events[-1].assigned
+    assert bo_events[-1].assigned.match_id == assigned.match_id
     # A retry once it is assigned returns it assigned, with ann's seat token.
     late = ticket(stubs, OTHELLO, ["ann"], request_id="ann-retry-0123456789")
     assert late.ticket.status == mm.TICKET_STATUS_ASSIGNED
@@ -295,6 +309,11 @@ def test_a_retried_ticket_request_returns_the_same_ticket_and_token(
         ({"config": OTHELLO, "max_wait": Duration(seconds=3600)}, "max_wait"),
         ({"config": OTHELLO, "request_id": "short"}, "request_id: 16 to 64"),
         ({"config": OTHELLO, "request_id": "not/a-random-string!"}, "request_id: 16 to 64"),
+        ({"config": OTHELLO, "request_id": "a" * 16}, "request_id: one character repeated"),
+        (
+            {"config": OTHELLO, "request_id": "abcab-abcab-abcab"},
+            "request_id: 4 distinct characters, at least 5",
+        ),
     ],
 )
 def test_bad_tickets_are_invalid_argument(
