@@ -33,8 +33,16 @@ class MatchmakingServiceStub:
     table with tickets of similar rating: the rating window widens with the
     wait (see Ticket.window). A ticket needs a heartbeat: an open WatchTicket
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
-    its max_wait, expires. Player ids are chosen by the clients and are not
+    its max_wait, expires. Only watched tickets are seated: every ticket at a
+    table has its WatchTicket open, so a ticket nobody watches never takes a
+    player's seat. Player ids are chosen by the clients and are not
     authenticated.
+
+    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
+    a minute (120 by default) and open tickets at once (16, across every
+    queue); a matchmade match counts against the address's match budget as
+    a CreateMatch does, once for each address with a ticket at its table (a
+    ticket whose address has spent it waits).
     """
 
     def __init__(self, channel):
@@ -78,8 +86,16 @@ class MatchmakingServiceServicer:
     table with tickets of similar rating: the rating window widens with the
     wait (see Ticket.window). A ticket needs a heartbeat: an open WatchTicket
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
-    its max_wait, expires. Player ids are chosen by the clients and are not
+    its max_wait, expires. Only watched tickets are seated: every ticket at a
+    table has its WatchTicket open, so a ticket nobody watches never takes a
+    player's seat. Player ids are chosen by the clients and are not
     authenticated.
+
+    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
+    a minute (120 by default) and open tickets at once (16, across every
+    queue); a matchmade match counts against the address's match budget as
+    a CreateMatch does, once for each address with a ticket at its table (a
+    ticket whose address has spent it waits).
     """
 
     def CreateTicket(self, request, context):
@@ -91,7 +107,7 @@ class MatchmakingServiceServicer:
 
     def WatchTicket(self, request, context):
         """WatchTicket streams a ticket's life until it is assigned, expires or is
-        cancelled; while it is open, the ticket stays alive.
+        cancelled; while it is open, the ticket stays alive and may be seated.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -163,8 +179,16 @@ class MatchmakingService:
     table with tickets of similar rating: the rating window widens with the
     wait (see Ticket.window). A ticket needs a heartbeat: an open WatchTicket
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
-    its max_wait, expires. Player ids are chosen by the clients and are not
+    its max_wait, expires. Only watched tickets are seated: every ticket at a
+    table has its WatchTicket open, so a ticket nobody watches never takes a
+    player's seat. Player ids are chosen by the clients and are not
     authenticated.
+
+    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
+    a minute (120 by default) and open tickets at once (16, across every
+    queue); a matchmade match counts against the address's match budget as
+    a CreateMatch does, once for each address with a ticket at its table (a
+    ticket whose address has spent it waits).
     """
 
     @staticmethod

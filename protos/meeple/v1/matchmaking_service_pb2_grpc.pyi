@@ -34,8 +34,16 @@ class MatchmakingServiceStub:
     table with tickets of similar rating: the rating window widens with the
     wait (see Ticket.window). A ticket needs a heartbeat: an open WatchTicket
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
-    its max_wait, expires. Player ids are chosen by the clients and are not
+    its max_wait, expires. Only watched tickets are seated: every ticket at a
+    table has its WatchTicket open, so a ticket nobody watches never takes a
+    player's seat. Player ids are chosen by the clients and are not
     authenticated.
+
+    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
+    a minute (120 by default) and open tickets at once (16, across every
+    queue); a matchmade match counts against the address's match budget as
+    a CreateMatch does, once for each address with a ticket at its table (a
+    ticket whose address has spent it waits).
     """
 
     @_typing.overload
@@ -46,7 +54,7 @@ class MatchmakingServiceStub:
     """CreateTicket queues a party for a match."""
     WatchTicket: _grpc.UnaryStreamMultiCallable[_matchmaking_service_pb2.WatchTicketRequest, _matchmaking_service_pb2.WatchTicketResponse]
     """WatchTicket streams a ticket's life until it is assigned, expires or is
-    cancelled; while it is open, the ticket stays alive.
+    cancelled; while it is open, the ticket stays alive and may be seated.
     """
     CancelTicket: _grpc.UnaryUnaryMultiCallable[_matchmaking_service_pb2.CancelTicketRequest, _matchmaking_service_pb2.CancelTicketResponse]
     """CancelTicket takes a ticket out of its queue. A ticket being seated at a
@@ -66,8 +74,16 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     table with tickets of similar rating: the rating window widens with the
     wait (see Ticket.window). A ticket needs a heartbeat: an open WatchTicket
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
-    its max_wait, expires. Player ids are chosen by the clients and are not
+    its max_wait, expires. Only watched tickets are seated: every ticket at a
+    table has its WatchTicket open, so a ticket nobody watches never takes a
+    player's seat. Player ids are chosen by the clients and are not
     authenticated.
+
+    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
+    a minute (120 by default) and open tickets at once (16, across every
+    queue); a matchmade match counts against the address's match budget as
+    a CreateMatch does, once for each address with a ticket at its table (a
+    ticket whose address has spent it waits).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -75,7 +91,7 @@ class MatchmakingServiceAsyncStub(MatchmakingServiceStub):
     """CreateTicket queues a party for a match."""
     WatchTicket: _aio.UnaryStreamMultiCallable[_matchmaking_service_pb2.WatchTicketRequest, _matchmaking_service_pb2.WatchTicketResponse]  # type: ignore[assignment]
     """WatchTicket streams a ticket's life until it is assigned, expires or is
-    cancelled; while it is open, the ticket stays alive.
+    cancelled; while it is open, the ticket stays alive and may be seated.
     """
     CancelTicket: _aio.UnaryUnaryMultiCallable[_matchmaking_service_pb2.CancelTicketRequest, _matchmaking_service_pb2.CancelTicketResponse]  # type: ignore[assignment]
     """CancelTicket takes a ticket out of its queue. A ticket being seated at a
@@ -94,8 +110,16 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
     table with tickets of similar rating: the rating window widens with the
     wait (see Ticket.window). A ticket needs a heartbeat: an open WatchTicket
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
-    its max_wait, expires. Player ids are chosen by the clients and are not
+    its max_wait, expires. Only watched tickets are seated: every ticket at a
+    table has its WatchTicket open, so a ticket nobody watches never takes a
+    player's seat. Player ids are chosen by the clients and are not
     authenticated.
+
+    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
+    a minute (120 by default) and open tickets at once (16, across every
+    queue); a matchmade match counts against the address's match budget as
+    a CreateMatch does, once for each address with a ticket at its table (a
+    ticket whose address has spent it waits).
     """
 
     @_abc_1.abstractmethod
@@ -113,7 +137,7 @@ class MatchmakingServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_matchmaking_service_pb2.WatchTicketResponse], _abc.AsyncIterator[_matchmaking_service_pb2.WatchTicketResponse]]:
         """WatchTicket streams a ticket's life until it is assigned, expires or is
-        cancelled; while it is open, the ticket stays alive.
+        cancelled; while it is open, the ticket stays alive and may be seated.
         """
 
     @_abc_1.abstractmethod
