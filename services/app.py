@@ -34,7 +34,7 @@ from services.coordination import MemoryCoordination, Store
 from services.coordination.redis import RedisCoordination
 from services.coordination.redis_client import CLUSTER_SCHEMES
 from services.errors import Unavailable
-from services.limits import RateLimiter
+from services.limits import RateLimiter, per_minute
 from services.match_service import Matches
 from services.matchmaking import Matchmaker
 from services.metrics import AI_QUEUE_DEPTH, serve_metrics
@@ -180,12 +180,18 @@ class App:
         self.web: WebServer | None = None
         self.web_origins = web_origins  # other pages' origins that may call (CORS)
         self.settings = settings or Settings()
-        timeout = self.settings.bot_visibility_timeout
+        timeout, lease = self.settings.bot_visibility_timeout, self.settings.bot_lease
         if coordination is None and redis_url is not None:
-            coordination = RedisCoordination(redis_url, visibility_timeout=timeout)
-        self.coordination = coordination or MemoryCoordination(visibility_timeout=timeout)
+            coordination = RedisCoordination(redis_url, visibility_timeout=timeout, lease=lease)
+        self.coordination = coordination or MemoryCoordination(
+            visibility_timeout=timeout, lease=lease
+        )
         self.matches = Matches(self.coordination, self.settings)
-        self.matchmaker = Matchmaker(self.coordination, self.matches, self.settings)
+        # One budget per client address for CreateMatch and matchmade matches.
+        self.match_budget = per_minute(self.settings.matches_per_minute)
+        self.matchmaker = Matchmaker(
+            self.coordination, self.matches, self.settings, match_budget=self.match_budget
+        )
         self.pool = AIPool(
             workers,
             queue_limit=self.settings.ai_queue_limit,
@@ -217,7 +223,7 @@ class App:
         makers: dict[str, Callable[[], Service]] = {
             "rules": rules_service.service,
             "ai": lambda: ai_service.service(self.pool, settings),
-            "match": lambda: match_service.service(self.matches),
+            "match": lambda: match_service.service(self.matches, self.match_budget),
             "matchmaking": lambda: matchmaking.service(self.matchmaker),
         }
         services = [makers[name]() for name in self.services]

@@ -47,9 +47,12 @@ class Settings:
     ai_max_think_seconds: float = 30.0
     # Tries of a bot turn before the fallback move plays it (dead letter).
     bot_attempts: int = 3
-    # A bot job taken by a worker that neither finished nor released it
-    # within this time (a crashed worker) is delivered again.
+    # The longest a live worker may hold a bot turn, however often it renews
+    # it, before the turn is delivered again (a hung worker).
     bot_visibility_timeout: float = 60.0
+    # A worker renews each bot turn it holds well within this lease; a dead
+    # worker's turns are delivered again once it lapses.
+    bot_lease: float = 5.0
     # A waiting match expires when not full within this time.
     waiting_ttl: float = 600.0
     # A finished match stays readable this long, then is deleted.
@@ -102,6 +105,7 @@ class Settings:
             "rate_burst": self.rate_burst,
             "ai_max_think_seconds": self.ai_max_think_seconds,
             "bot_visibility_timeout": self.bot_visibility_timeout,
+            "bot_lease": self.bot_lease,
             "waiting_ttl": self.waiting_ttl,
             "finished_retention": self.finished_retention,
             "clock_base": self.clock_base,

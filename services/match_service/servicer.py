@@ -9,7 +9,7 @@ from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.errors import BadRequest
-from services.limits import ConcurrencyCap, RateLimiter, client_of
+from services.limits import ConcurrencyCap, RateLimiter, client_of, per_minute
 from services.match_service import listing, logic
 from services.match_service.logic import Matches
 from services.server import Context, Service, Servicer, rpc, rpc_stream
@@ -33,12 +33,15 @@ def match_id_of(match_id: str) -> str:
 class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
     service_name = "meeple.v1.MatchService"
 
-    def __init__(self, matches: Matches) -> None:
+    def __init__(self, matches: Matches, creations: RateLimiter | None = None) -> None:
+        """``creations``: matches per client address; the matchmaker's
+        matchmade matches spend the same budget when it is given to both
+        (as App does); by default one of its own."""
         self.matches = matches
         settings = matches.settings
-        self.creations = RateLimiter(
-            settings.matches_per_minute / 60.0, float(settings.matches_per_minute)
-        )
+        if creations is None:  # (a RateLimiter with no buckets yet is falsy)
+            creations = per_minute(settings.matches_per_minute)
+        self.creations = creations
         self.streams = ConcurrencyCap(settings.watch_streams, "open WatchMatch streams")
 
     @rpc
@@ -102,5 +105,7 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
         return await listing.list_matches(self.matches, request)
 
 
-def service(matches: Matches) -> Service:
-    return Service(MatchServicer(matches), ms.DESCRIPTOR.services_by_name["MatchService"])
+def service(matches: Matches, creations: RateLimiter | None = None) -> Service:
+    return Service(
+        MatchServicer(matches, creations), ms.DESCRIPTOR.services_by_name["MatchService"]
+    )

@@ -208,6 +208,24 @@ def test_a_matchmade_match_spends_the_match_budget_of_its_address(
     assert [[e.WhichOneof("event") for e in stream] for stream in second] == [["snapshot"]] * 2
 
 
+def test_create_match_and_matchmade_matches_share_one_budget(
+    serve: Callable[..., Served],
+) -> None:
+    """The server's one budget a client address: after its one CreateMatch
+    of the minute, its tickets wait unseated."""
+    from meeple.v1 import match_service_pb2 as ms
+    from meeple.v1 import match_service_pb2_grpc as ms_grpc
+
+    served = serve(Settings(matches_per_minute=1), workers=1)
+    bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")
+    ms_grpc.MatchServiceStub(served.channel).CreateMatch(
+        ms.CreateMatchRequest(config=OTHELLO, seats=[bot, bot])
+    )
+    stub = mm_grpc.MatchmakingServiceStub(served.channel)
+    waiting = watch_all(stub, create(stub, ["c1"]), create(stub, ["c2"]), seconds=1.5)
+    assert [[e.WhichOneof("event") for e in stream] for stream in waiting] == [["snapshot"]] * 2
+
+
 class Clock:
     def __init__(self) -> None:
         self.ms = 1_000_000
