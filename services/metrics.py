@@ -66,9 +66,9 @@ AI_REJECTED = Counter(
 )
 MM_TICKETS_WAITING = Gauge(
     "meeple_matchmaking_tickets_waiting",
-    "Tickets waiting for a table, by queue (a game and its options), as the"
-    " last pass over the queue saw them.",
-    ["queue"],
+    "Tickets waiting for a table, by game (all its queues, whatever their options),"
+    " as this replica's last pass over each queue whose lease it holds saw them.",
+    ["game"],
 )
 MM_ASSIGNMENT_SECONDS = Histogram(
     "meeple_matchmaking_assignment_seconds",

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hashlib
 import hmac
 import json
@@ -119,6 +118,8 @@ class Matchmaker:
     fallback_secret: bytes = field(
         default_factory=lambda: secrets.token_bytes(SECRET_BYTES), repr=False
     )
+    # Tickets waiting per queue, as this replica's last pass saw them.
+    waiting: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.match_budget is None:
@@ -166,6 +167,25 @@ def queue_config(game: Game) -> pb.GameConfig:
 def queue_name(game: Game, config: pb.GameConfig) -> str:
     digest = hashlib.sha256(config.SerializeToString(deterministic=True)).hexdigest()[:12]
     return f"{game.name}-{digest}"
+
+
+def game_of_queue(queue: str) -> str:
+    """The game of a ``queue_name``."""
+    return queue.rpartition("-")[0]
+
+
+def count_waiting(maker: Matchmaker, queue: str, waiting: int) -> None:
+    """Sets the waiting-tickets gauge of ``queue``'s game: the sum over the
+    queues whose passes this replica runs (one label value per game, however
+    many options its players choose; a queue leaves the sum when it empties
+    or its lease goes to another replica, whose sum then counts it)."""
+    if waiting:
+        maker.waiting[queue] = waiting
+    else:
+        maker.waiting.pop(queue, None)
+    game = game_of_queue(queue)
+    total = sum(n for q, n in maker.waiting.items() if game_of_queue(q) == game)
+    MM_TICKETS_WAITING.labels(game).set(total)
 
 
 def table_config(queue: pb.GameConfig, size: int) -> pb.GameConfig:
@@ -411,6 +431,8 @@ async def run_pass(maker: Matchmaker, queue: str) -> int:
     store, settings = maker.store, maker.settings
     fence = await store.acquire_lease(queue, maker.holder, settings.matchmaker_lease)
     if fence is None:
+        if queue in maker.waiting:  # another replica's pass counts it now
+            count_waiting(maker, queue, 0)
         return 0
     now = maker.now_ms()
     tickets = await store.queued(queue)
@@ -427,11 +449,7 @@ async def run_pass(maker: Matchmaker, queue: str) -> int:
                 MM_EXPIRED.labels(ticket.game, reason).inc()
     gone = {t.ticket_id for t in late + silent}
     waiting = [t for t in tickets if t.ticket_id not in gone]
-    if waiting:
-        MM_TICKETS_WAITING.labels(queue).set(len(waiting))
-    else:
-        with contextlib.suppress(KeyError):  # an empty queue leaves the gauge
-            MM_TICKETS_WAITING.remove(queue)
+    count_waiting(maker, queue, len(waiting))
     seated = 0
     ready = [t for t in waiting if pairable(maker, t, now)]
     for table in pair(ready, now, settings.bot_fill_after):

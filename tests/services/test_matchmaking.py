@@ -356,3 +356,27 @@ def test_the_window_widens_while_a_ticket_waits() -> None:
         return windows
 
     assert asyncio.run(scenario()) == [3.0, 4.0, 5.0]
+
+
+def test_the_waiting_gauge_has_one_label_value_per_game(serve: Callable[..., Served]) -> None:
+    """Tickets of 30 Volta queues (each its own rider masses) make one
+    series, game="volta", that counts them all: the label is bounded by the
+    games, whatever options clients send."""
+    from prometheus_client import REGISTRY
+
+    served = serve(Settings(open_tickets=100, tickets_per_minute=1000), workers=1)
+    tickets = mm_grpc.MatchmakingServiceStub(served.channel)
+    for n in range(30):
+        options = pb.VoltaOptions(rider_masses_kg=[0.005 + n / 10_000, 0.0055])
+        config = pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=options)
+        tickets.CreateTicket(mm.CreateTicketRequest(config=config, player_ids=[f"p{n}"]))
+    deadline = time.monotonic() + 5
+    while True:
+        (gauge,) = [m for m in REGISTRY.collect() if m.name == "meeple_matchmaking_tickets_waiting"]
+        values = {sample.labels["game"]: sample.value for sample in gauge.samples}
+        if values.get("volta") == 30 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert {name for sample in gauge.samples for name in sample.labels} == {"game"}
+    assert set(values) <= {"rolit", "othello", "volleyball", "volta"}, values
+    assert values.get("volta") == 30, values
