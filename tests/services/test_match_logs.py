@@ -12,6 +12,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -143,11 +144,17 @@ def test_a_matchmade_match_logs_each_event_once_and_no_ticket_token(
         )
         for name in ("ann", "bob")
     ]
-    assignments = []
-    for ticket in made:
-        request = mm.WatchTicketRequest(ticket_id=ticket.ticket.ticket_id)
-        events = list(tickets.WatchTicket(request, metadata=[(TICKET, ticket.ticket_token)]))
-        assignments.append(events[-1].assigned)
+    # Both watched at once: only tickets with an open WatchTicket are seated.
+    streams = [
+        tickets.WatchTicket(
+            mm.WatchTicketRequest(ticket_id=ticket.ticket.ticket_id),
+            metadata=[(TICKET, ticket.ticket_token)],
+            timeout=20,
+        )
+        for ticket in made
+    ]
+    with ThreadPoolExecutor(len(streams)) as pool:
+        assignments = [events[-1].assigned for events in pool.map(list, streams)]
     match_id = assignments[0].match_id
     seat_tokens = [seat.seat_token for a in assignments for seat in a.seats]
     stub = ms_grpc.MatchServiceStub(served.channel)
