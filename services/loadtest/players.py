@@ -145,8 +145,11 @@ async def watch_to_end(client: Client, match_id: str, tokens: dict[int, str]) ->
         elif event.HasField("action"):
             state.apply_action(action_from_proto(state, event.action.action.action))
         elif event.HasField("ended"):
+            # The stream ends right after (WatchMatch streams until the match
+            # ends): read on to its end, so the server has counted the call
+            # before the report's last scrape.
             recorder.finished(match_id, event.ply)
-            break
+            continue
         seat = None if state.is_terminal() or state.is_chance_node() else state.current_player()
         ply = len(state.history())
         if seat in bots and ply >= now_at and pending != ply:
@@ -169,5 +172,5 @@ async def spectate(client: Client, match_id: str) -> None:
         if event.HasField("time"):
             delay = time.time() - event.time.ToMilliseconds() / 1000
             recorder.record(recorder.lag, max(0.0, delay))
-        if event.HasField("ended"):
-            return
+    # Read to the stream's end, which follows the match's (the server has
+    # then counted the call, and the report's last scrape sees it).
