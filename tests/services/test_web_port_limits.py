@@ -249,6 +249,21 @@ def test_well_behaved_clients_are_unaffected(web_port: Callable[..., Port]) -> N
         assert statuses == [200] * 3
 
 
+def test_answers_are_not_held_back_by_nagle(web_port: Callable[..., Port]) -> None:
+    """An answer goes out in several writes (head, body); with Nagle's
+    algorithm on, a later one waits for the client's delayed ACK of the
+    first, about 40 ms on Linux: each call of a page took that long."""
+    port = web_port()
+    with port.connect() as sock:
+        port.call(sock)
+        took = []
+        for _ in range(10):
+            began = time.perf_counter()
+            assert port.call(sock) == 200
+            took.append(time.perf_counter() - began)
+    assert sorted(took)[len(took) // 2] < 0.02, took
+
+
 def test_a_body_larger_than_a_message_is_still_resource_exhausted(
     web_port: Callable[..., Port],
 ) -> None:
