@@ -278,7 +278,15 @@ class App:
                 raise cannot_listen(self.address, error, "port") from error
             self.port = self.server.port
         if self.web_port is not None:
-            web = WebServer(services, host, self.web_port, origins=self.web_origins)
+            web = WebServer(
+                services,
+                host,
+                self.web_port,
+                origins=self.web_origins,
+                body_timeout=self.settings.web_body_timeout,
+                idle_timeout=self.settings.web_idle_timeout,
+                connections_per_client=self.settings.web_connections,
+            )
             try:
                 self.web_port = web.bind()
             except OSError as error:

@@ -74,6 +74,12 @@ class Settings:
     bot_fill_after: float = 10.0
     matchmaker_interval: float = 0.05
     matchmaker_lease: float = 2.0
+    # The web port: a request's body must arrive within web_body_timeout of
+    # its headers, and headers within web_idle_timeout of the connection's
+    # start or last answer (408, closed); connections per client address.
+    web_body_timeout: float = 10.0
+    web_idle_timeout: float = 5.0
+    web_connections: int = 64
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -106,6 +112,8 @@ class Settings:
             "ai_max_think_seconds": self.ai_max_think_seconds,
             "bot_visibility_timeout": self.bot_visibility_timeout,
             "bot_lease": self.bot_lease,
+            "web_body_timeout": self.web_body_timeout,
+            "web_idle_timeout": self.web_idle_timeout,
             "waiting_ttl": self.waiting_ttl,
             "finished_retention": self.finished_retention,
             "clock_base": self.clock_base,
@@ -123,6 +131,7 @@ class Settings:
             "bot_attempts": self.bot_attempts,
             "tickets_per_minute": self.tickets_per_minute,
             "open_tickets": self.open_tickets,
+            "web_connections": self.web_connections,
         }
         for name, value in positive.items():
             if not value > 0:

@@ -293,12 +293,18 @@ def test_watch_ticket_streams_the_assignment(web: Web) -> None:
         )
         assert status == 200
         tickets.append(created)
-    for created in tickets:
-        messages = web.stream(
+
+    def watch(created: dict) -> list[tuple[int, dict]]:  # type: ignore[type-arg]
+        return web.stream(
             "MatchmakingService/WatchTicket",
             {"ticketId": created["ticket"]["ticketId"]},
             **{"meeple-ticket-token": created["ticketToken"]},
         )
+
+    # Both watched at once: only tickets with an open WatchTicket are seated.
+    with ThreadPoolExecutor(len(tickets)) as pool:
+        streams = list(pool.map(watch, tickets))
+    for messages in streams:
         *events, (flags, end) = messages
         assert (flags, end) == (END_STREAM, {})
         assigned = events[-1][1]["assigned"]

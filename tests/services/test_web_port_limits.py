@@ -333,3 +333,14 @@ def test_the_cap_counts_per_address() -> None:
     # A peer's port does not matter, and IPv4 mapped into IPv6 is IPv4.
     assert client_address(("127.0.0.1", 5)) == client_address(("::ffff:127.0.0.1", 6, 0, 0))
     assert client_address(("::1", 7, 0, 0)) == "::1"
+
+
+def test_the_settings_reach_the_web_port(serve: Callable[..., Served]) -> None:
+    """MEEPLE_WEB_BODY_TIMEOUT, _IDLE_TIMEOUT and _CONNECTIONS set the
+    bounds of the web port that App starts."""
+    settings = Settings(web_body_timeout=1.5, web_idle_timeout=2.5, web_connections=3)
+    web = serve(settings, web_port=0).app.web
+    assert web is not None
+    assert (web.app.body_timeout, web.idle_timeout, web.connections.limit) == (1.5, 2.5, 3)
+    environ = {"MEEPLE_WEB_BODY_TIMEOUT": "1.5", "MEEPLE_WEB_CONNECTIONS": "3"}
+    assert Settings.from_env(environ) == Settings(web_body_timeout=1.5, web_connections=3)
