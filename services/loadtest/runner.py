@@ -73,7 +73,15 @@ async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
         return
     from services.app import App  # the in-process target only
 
-    settings = Settings(rate_per_second=None, matches_per_minute=10**9, watch_streams=10**6)
+    # One client address makes all the load: no per-address limit applies.
+    settings = Settings(
+        rate_per_second=None,
+        matches_per_minute=10**9,
+        watch_streams=10**6,
+        tickets_per_minute=10**9,
+        open_tickets=10**6,
+        web_connections=10**6,
+    )
     app = App("127.0.0.1:0", workers=2, metrics_port=0, settings=settings)
     await app.start()
     try:
