@@ -106,6 +106,7 @@ class _Worker:
     started: float  # loop time
     job: _Job | None = None
     retired: bool = False
+    ready: bool = False  # it said READY: it has a handler for SIGUSR1
 
 
 @contextlib.contextmanager
@@ -287,19 +288,30 @@ class AIPool:
 
     def _stop_job(self, job: _Job) -> None:
         """Stops ``job``'s search if a worker is on it (a queued job is
-        dropped when its turn comes)."""
+        dropped when its turn comes). A worker not yet ready is not
+        signalled (the signal would kill it): it skips the job when it gets
+        to it, or is signalled once it says it is ready."""
         for worker in self._pool:
             if worker.job is job:
                 worker.cancel.value = job.id
-                # If it died meanwhile, _on_answer replaces it.
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(worker.process.pid or 0, signal.SIGUSR1)
+                if worker.ready:
+                    self._signal_stop(worker)
+
+    def _signal_stop(self, worker: _Worker) -> None:
+        # If it died meanwhile, _on_answer replaces it.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker.process.pid or 0, signal.SIGUSR1)
 
     def _on_answer(self, worker: _Worker) -> None:
         try:
             job_id, outcome, value = worker.connection.recv()
         except (EOFError, OSError):
             self._replace(worker)
+            return
+        if outcome == worker_main.READY:
+            worker.ready = True
+            if worker.job is not None and worker.cancel.value == worker.job.id:
+                self._signal_stop(worker)  # asked for while it started: it may have begun
             return
         job, worker.job = worker.job, None
         if job is not None and job.id == job_id:
@@ -368,9 +380,8 @@ class AIPool:
             if job.future.done():
                 pass
             elif job.preempting:
-                # Stopped for a bot turn, it died of the stop (a worker that
-                # is still starting has no handler for it yet): the hint is
-                # not to blame, and goes back to the queue all the same.
+                # Being stopped for a bot turn, it died (of anything): the
+                # hint is not to blame, and goes back to the queue all the same.
                 self._requeue(job)
             else:
                 job.future.set_exception(WorkerDied("the AI worker died during the decision"))

@@ -1,10 +1,15 @@
 """What runs in an AI worker process: replay the record, ask the bot.
 
 Only bytes and plain values cross the process boundary. The parent stops a
-decision nobody waits for any more by sending SIGUSR1 (after naming the job
-in a shared value, so a late signal never stops the next job), and every
+decision nobody waits for any more by naming the job in a shared value and
+sending SIGUSR1 (a late signal never stops the next job), and every
 decision has a time limit enforced with SIGALRM: a search is interrupted
 wherever it is, with no cooperation from the algorithm.
+
+SIGUSR1 would kill a worker that has no handler for it yet (it is still
+importing), so the worker says READY once its handlers are in place, and
+the parent signals only a ready worker; a job whose stop was asked for
+before (the shared value names it when the job starts) is not begun.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ def suggest(kind: str, payload: bytes, spec: str, seed: int) -> tuple[bytes, flo
 
 # What a worker reports besides a status code's name (services.errors).
 OK, CANCELLED, OUT_OF_TIME, INTERNAL = "ok", "cancelled", "out_of_time", "internal"
+# Its first message, ``(0, READY, "")``: its signal handlers are in place.
+READY = "ready"
 
 
 def run_job(kind: str, payload: bytes, spec: str, seed: int) -> tuple[str, object]:
@@ -95,6 +102,10 @@ def main(connection: Connection, cancel: Synchronized) -> None:  # type: ignore[
     signal.signal(signal.SIGUSR1, on_cancel)
     signal.signal(signal.SIGALRM, on_alarm)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops us
+    try:
+        connection.send((0, READY, ""))
+    except (BrokenPipeError, OSError):
+        return
     while True:
         try:
             message = connection.recv()
@@ -106,6 +117,8 @@ def main(connection: Connection, cancel: Synchronized) -> None:  # type: ignore[
         try:
             try:
                 running = job_id
+                if cancel.value == job_id:  # stopped before we were ready to hear it
+                    raise Stopped
                 signal.setitimer(signal.ITIMER_REAL, seconds)
                 outcome, value = run_job(kind, payload, spec, seed)
             finally:

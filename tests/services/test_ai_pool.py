@@ -98,13 +98,14 @@ def test_a_long_hint_does_not_delay_a_bot_turn(workers: int) -> None:
 
 
 def test_a_hint_preempted_on_a_starting_worker_is_answered_after_the_bot_turn() -> None:
-    """A worker still importing has no handler for the stop yet: the stop
-    kills it. The preempted hint is not failed for that (WorkerDied): it
-    waits for the worker's replacement, after the bot turn."""
+    """A worker still importing has no handler for the stop yet (SIGUSR1
+    would kill it): it is not signalled, it skips the stopped job, and the
+    hint is answered after the bot turn, by the same worker."""
 
     async def scenario() -> list[str]:
         pool = AIPool(1)
         await pool.start()  # no warm-up: the worker is still starting
+        worker = pool._pool[0]
         finished: list[str] = []
 
         async def think(name: str, spec: str, priority: Priority) -> None:
@@ -115,10 +116,35 @@ def test_a_hint_preempted_on_a_starting_worker_is_answered_after_the_bot_turn() 
         await asyncio.sleep(0.05)
         await think("bot", "greedy", Priority.BOT_SEAT)
         await hint
+        assert pool._pool == [worker], "the worker died of the stop"
         await pool.stop()
         return finished
 
     assert run(scenario()) == ["bot", "hint"]
+
+
+def test_a_call_abandoned_while_the_worker_starts_leaves_it_alive() -> None:
+    """A hint whose caller gives up while the worker still imports: the
+    worker lives on and answers the next call at once (it once died of the
+    stop signal, and the next call waited for a new worker to start)."""
+
+    async def scenario() -> float:
+        pool = AIPool(1)
+        await pool.start()
+        worker = pool._pool[0]
+        with pytest.raises(TimeoutError):  # the call is cancelled: its search is stopped
+            await asyncio.wait_for(
+                pool.think(OTHELLO, "mcts:time=10", 0, priority=Priority.HINT), timeout=0.1
+            )
+        await pool.think(OTHELLO, "greedy", 0, priority=Priority.HINT, timeout=60)  # imported
+        began = time.perf_counter()
+        await pool.think(OTHELLO, "greedy", 0, priority=Priority.HINT, timeout=60)
+        elapsed = time.perf_counter() - began
+        assert pool._pool == [worker], "the worker died of the stop"
+        await pool.stop()
+        return elapsed
+
+    assert run(scenario()) < 0.5
 
 
 def test_a_call_cancelled_in_the_queue_never_reaches_a_worker() -> None:
