@@ -434,20 +434,24 @@ class RedisMatchmaking:
         if not ids:
             await self.client.srem(QUEUES, queue)  # a later ticket adds it again
             return []
+        # The fixed record only when not decoded yet. What each read asked
+        # for is kept, with the decoded records it relies on: another call
+        # may decode (or the cache drop) a ticket while this one waits.
+        known = [self._fixed_cache.get(ticket_id) for ticket_id in ids]
         async with self.client.pipeline(transaction=False) as pipe:
-            for ticket_id in ids:  # the fixed record only when not decoded yet
-                fields = STATE if ticket_id in self._fixed_cache else ("record", *STATE)
+            for ticket_id, fixed in zip(ids, known, strict=True):
+                fields = STATE if fixed is not None else ("record", *STATE)
                 pipe.hmget(ticket_key(queue, ticket_id), list(fields))
             answers = await pipe.execute()
         tickets = []
-        for ticket_id, answer in zip(ids, answers, strict=True):
-            if ticket_id not in self._fixed_cache:
+        for ticket_id, fixed, answer in zip(ids, known, answers, strict=True):
+            if fixed is None:
                 raw, *answer = answer
                 if raw is None:
                     continue
-                self._fixed_of(ticket_id, raw)
+                fixed = self._fixed_of(ticket_id, raw)
             if answer[0] is not None:
-                tickets.append(_ticket(self._fixed_cache[ticket_id], answer))
+                tickets.append(_ticket(fixed, answer))
         return [t for t in tickets if t.status is Status.QUEUED]
 
     # --- leases and claims ----------------------------------------------------------

@@ -381,3 +381,21 @@ def test_the_ticket_secret_is_the_first_one_offered(make_store: StoreFactory) ->
             assert await other.ticket_secret(b"its own") == b"first secret"
 
     run(scenario())
+
+
+def test_concurrent_reads_of_a_queue_agree(make_store: StoreFactory) -> None:
+    """Reads of one queue at once, as a pass and another caller of the same
+    process make them (the web entry both serves and matches): each gets
+    every ticket, although the first to return decodes tickets the others
+    asked for whole (a read of undecoded tickets crashed when another had
+    decoded them meanwhile)."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        ids = await queue_tickets(store, "abcd")
+        reads = await asyncio.gather(*(store.queued(QUEUE) for _ in range(3)))
+        assert [[t.ticket_id for t in read] for read in reads] == [ids] * 3
+        again = await store.queued(QUEUE)  # decoded now: the state alone
+        assert [t.ticket_id for t in again] == ids
+
+    run(scenario())
