@@ -89,19 +89,21 @@ def check_queue_depth(channel: grpc.Channel, metrics_url: str) -> None:
         ai_grpc.AIServiceStub(channel).SuggestAction.future(hint, timeout=15) for _ in range(2)
     ]
     wait_for_metric(metrics_url, 'meeple_ai_queue_depth{kind="hint"}', 1.0)
+    for call in hints:
+        call.result()
+    # A hint cannot make bot turns wait (a bot turn preempts it), but bot
+    # turns can: one worker thinks 2 s about one match's turn while the
+    # other match's waits.
     age = 'meeple_ai_job_age_seconds_sum{kind="bot_seat"}'
     waited_before = metric(metrics_url, age)
     matches = ms_grpc.MatchServiceStub(channel)
-    matches.CreateMatch(ms.CreateMatchRequest(config=OTHELLO, seats=[bot("greedy")] * 2))
+    for _ in range(2):
+        matches.CreateMatch(ms.CreateMatchRequest(config=OTHELLO, seats=[bot("mcts:time=2")] * 2))
     wait_for_metric(metrics_url, 'meeple_ai_queue_depth{kind="bot_seat"}', 1.0)
-    for call in hints:
-        call.result()
     for _ in range(50):
-        if metric(metrics_url, age) > waited_before:
+        if metric(metrics_url, age) - waited_before > 1.0:
             break
         time.sleep(0.1)
-    # The first bot turn waited for the running hint (and went before the
-    # waiting one: bot seats first).
     assert metric(metrics_url, age) - waited_before > 1.0
 
 
