@@ -18,21 +18,19 @@ signals a moment after it starts.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
 import os
 import random
-import signal
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 import typer.core
+
+from services.stop_signals import StopSignals
 
 if TYPE_CHECKING:
     import asyncio
@@ -179,7 +177,6 @@ def _tournament_table(result: TournamentResult) -> Table:
 
 # --- the server commands -------------------------------------------------------
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # The App's settings a start may fail on, and what sets each on the command line.
 SETTING_OPTIONS = {
     "port": "--port / MEEPLE_PORT",
@@ -194,7 +191,9 @@ def _refuse(line: str, error: BaseException | None = None) -> NoReturn:
     ``error``'s traceback logged first when the log level is DEBUG."""
     if error is not None:
         logging.getLogger("meeple").debug("the start failed", exc_info=error)
-    print(f"meeple: {' '.join(line.split())}", file=sys.stderr, flush=True)
+    from services.health_check import one_line
+
+    print(f"meeple: {one_line(line)}", file=sys.stderr, flush=True)
     raise typer.Exit(2)
 
 
@@ -280,76 +279,6 @@ WebOriginsOption = Annotated[
 WEB_PORT_HELP = (
     "HTTP port of the web page and of the services over Connect and gRPC-Web (0: any free)"
 )
-
-
-class StopSignals:
-    """SIGINT and SIGTERM of a server command, from the moment ``with
-    StopSignals() as signals:`` begins: ``received`` lists them, and once an
-    event loop ``attach``es, each calls its callback there.
-
-    They are blocked in every thread (those started later inherit it) and
-    one thread of its own waits for them (sigwait), so none interrupts the
-    code wherever it is (KeyboardInterrupt in an import) or ends the process
-    with nothing stopped (SIGTERM's default), and none is lost: not even
-    while the AI pool lets its worker processes inherit an ignored SIGINT
-    (services.ai_service.pool), because a blocked signal is kept pending
-    even when ignored. Handlers that do the same catch them where a library
-    unblocked them. The mask and handlers from before are back after the
-    block."""
-
-    def __init__(self) -> None:
-        self.received: list[int] = []
-        self._lock = threading.RLock()  # a handler may run while the main thread holds it
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._callback: Callable[[int], None] | None = None
-        self._closing = False
-        self._thread = threading.Thread(target=self._wait, name="stop signals", daemon=True)
-        self._mask: set[int | signal.Signals] = set()
-        self._handlers: dict[int, Any] = {}
-
-    def __enter__(self) -> StopSignals:
-        for number in STOP_SIGNALS:
-            self._handlers[number] = signal.signal(number, self._handle)
-        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._closing = True
-        if self._thread.ident is not None:
-            signal.pthread_kill(self._thread.ident, signal.SIGTERM)  # wakes it, to end
-        self._thread.join(timeout=1.0)
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
-        for number, handler in self._handlers.items():
-            signal.signal(number, signal.SIG_DFL if handler is None else handler)
-
-    def _wait(self) -> None:
-        while True:
-            number = signal.sigwait(STOP_SIGNALS)
-            if self._closing:
-                return
-            self._deliver(number)
-
-    def _handle(self, number: int, frame: object) -> None:
-        self._deliver(number)
-
-    def _deliver(self, number: int) -> None:
-        with self._lock:
-            self.received.append(number)
-            if self._loop is not None and self._callback is not None:
-                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                    self._loop.call_soon_threadsafe(self._callback, number)
-
-    def attach(self, loop: asyncio.AbstractEventLoop, callback: Callable[[int], None]) -> bool:
-        """From now on each signal calls ``callback(signal)`` on ``loop``;
-        True if one came already."""
-        with self._lock:
-            self._loop, self._callback = loop, callback
-            return bool(self.received)
-
-    def detach(self) -> None:
-        with self._lock:
-            self._loop = self._callback = None
 
 
 STOP_SIGNALS_KEY = "meeple.stop_signals"
@@ -585,52 +514,6 @@ def worker(
     )
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _grpc_health(address: str, service: str, timeout: float) -> tuple[bool, str]:
-    """Whether grpc.health.v1 Check says SERVING, and one line saying what it said."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    what = f"{address} {service}" if service else address
-    request = health_pb2.HealthCheckRequest(service=service)
-    # Straight to the server, whatever proxy the environment names.
-    with grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)]) as channel:
-        stub: Any = health_pb2_grpc.HealthStub(channel)  # the stubs' types lack Check
-        try:
-            answer = stub.Check(request, timeout=timeout)
-        except grpc.RpcError as error:
-            code = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
-            if code is grpc.StatusCode.NOT_FOUND:
-                return False, f"{what}: no such service"
-            if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-                return False, f"{what}: no answer within {timeout:g} s"
-            details = error.details() if isinstance(error, grpc.Call) else str(error)
-            return False, f"{what}: {code.name}: {details}"
-    status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
-    return answer.status == health_pb2.HealthCheckResponse.SERVING, f"{what}: {status}"
-
-
-def _http_health(url: str, timeout: float) -> tuple[bool, str]:
-    """Whether ``url`` answers 200, and one line saying what it answered."""
-    import urllib.error
-    import urllib.request
-
-    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
-    try:
-        with direct.open(url, timeout=timeout) as answer:
-            status, reason = answer.status, answer.reason
-    except urllib.error.HTTPError as error:
-        status, reason = error.code, error.reason
-    except urllib.error.URLError as error:
-        return False, f"{url}: {error.reason}"
-    except (OSError, ValueError) as error:  # a timeout while reading; not a URL
-        return False, f"{url}: {error or type(error).__name__}"
-    return status == 200, f"{url}: {status} {reason}"
-
-
 @app.command(cls=ServerCommand)
 def health(
     address: Annotated[
@@ -664,17 +547,19 @@ def health(
     Kubernetes exec probes): calls grpc.health.v1 Check and exits 0 if the
     answer is SERVING, 1 otherwise (or with --http, 0 if the URL answers
     200); prints one line."""
+    from services.health_check import grpc_health, http_health, one_line
+
     if http is not None:
         if address is not None or service:
             _refuse("health: give ADDRESS (and --service) or --http URL, not both")
-        healthy, line = _http_health(http, timeout)
+        healthy, line = http_health(http, timeout)
     else:
         if address is None:
             address = os.environ.get("MEEPLE_PORT") or "50051"
         if address.isdigit():
             address = f"127.0.0.1:{address}"
-        healthy, line = _grpc_health(address, service, timeout)
-    print(_one_line(line), file=sys.stdout if healthy else sys.stderr, flush=True)
+        healthy, line = grpc_health(address, service, timeout)
+    print(one_line(line), file=sys.stdout if healthy else sys.stderr, flush=True)
     if not healthy:
         raise typer.Exit(1)
 

@@ -120,7 +120,7 @@ def _sigint_ignored_by_children() -> Iterator[None]:
 
     The parent's handler is back as soon as the child exists; a SIGINT
     meanwhile is lost unless the parent blocks it in every thread, as the
-    ``meeple`` server commands do (services.cli.StopSignals): a blocked
+    ``meeple`` server commands do (services.stop_signals.StopSignals): a blocked
     signal stays pending even while it is ignored. multiprocessing's
     resource tracker unblocks SIGINT and SIGTERM in the thread that starts
     it (the first spawn does): it is started first, and the thread's mask
