@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from services.background import keep_running
-from services.matchmaking import logic
+from services.matchmaking import logic, passes
 from services.matchmaking.logic import Matchmaker
 
 RESULT_WAIT_SECONDS = 0.5
@@ -14,7 +14,7 @@ RESULT_WAIT_SECONDS = 0.5
 
 async def run_matchmaker(maker: Matchmaker, stop: asyncio.Event) -> None:
     await keep_running(
-        "matchmaker", lambda: logic.run_passes(maker), stop, maker.settings.matchmaker_interval
+        "matchmaker", lambda: passes.run_passes(maker), stop, maker.settings.matchmaker_interval
     )
 
 

@@ -37,7 +37,7 @@ from services.coordination import MemoryCoordination
 from services.coordination.matchmaking import Status
 from services.limits import RateLimiter
 from services.match_service.logic import Matches
-from services.matchmaking import logic
+from services.matchmaking import logic, passes
 from services.matchmaking.logic import Matchmaker
 from services.settings import Settings
 from tests.services.conftest import Served
@@ -262,7 +262,7 @@ def test_an_address_over_its_match_budget_takes_no_real_players_table() -> None:
         clock.ms += 10
         ann = await queued(maker, "ipv4:10.0.0.1", "ann")
         bo = await queued(maker, "ipv4:10.0.0.2", "bo")
-        assert await logic.run_pass(maker, flood.ticket.ticket_id.rsplit(".", 1)[0]) == 1
+        assert await passes.run_pass(maker, flood.ticket.ticket_id.rsplit(".", 1)[0]) == 1
         statuses = [
             (await maker.store.load_ticket(t.ticket.ticket_id)).status  # type: ignore[union-attr]
             for t in (flood, ann, bo)
@@ -288,7 +288,7 @@ def test_the_match_budget_is_one_limiter_a_match_service_can_share() -> None:
         maker.match_budget = shared
         one = await queued(maker, "ipv4:10.0.0.1", "ann")
         await queued(maker, "ipv4:10.0.0.1", "bo")
-        assert await logic.run_pass(maker, one.ticket.ticket_id.rsplit(".", 1)[0]) == 1
+        assert await passes.run_pass(maker, one.ticket.ticket_id.rsplit(".", 1)[0]) == 1
         assert shared.allow("ipv4:10.0.0.1")  # a CreateMatch: the second of two
         assert not shared.allow("ipv4:10.0.0.1")
 
@@ -306,14 +306,14 @@ def test_only_a_ticket_watched_lately_is_pairable() -> None:
         created = await logic.create_ticket(maker, request, "ipv4:10.0.0.1")
         ticket = await maker.store.load_ticket(created.ticket.ticket_id)
         assert ticket is not None
-        assert not logic.pairable(maker, ticket, clock.ms)  # created, never watched
+        assert not passes.pairable(maker, ticket, clock.ms)  # created, never watched
         await logic.beat(maker, ticket, 1000.0)  # the same millisecond: still counts
         ticket = await maker.store.load_ticket(created.ticket.ticket_id)
         assert ticket is not None
         assert ticket.watched
-        assert logic.pairable(maker, ticket, clock.ms)
-        assert logic.pairable(maker, ticket, clock.ms + 1_990)
-        assert not logic.pairable(maker, ticket, clock.ms + 2_001)  # its watch went quiet
+        assert passes.pairable(maker, ticket, clock.ms)
+        assert passes.pairable(maker, ticket, clock.ms + 1_990)
+        assert not passes.pairable(maker, ticket, clock.ms + 2_001)  # its watch went quiet
 
     asyncio.run(scenario())
 
