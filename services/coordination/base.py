@@ -115,11 +115,15 @@ class BotJob:
 @dataclass(frozen=True)
 class Delivery:
     """A job handed to a worker: the receipt acknowledges or releases it;
-    ``attempt`` counts deliveries, this one included."""
+    ``attempt`` counts deliveries, this one included. On a job's first
+    delivery ``data`` is the match's record as the change that queued the
+    job stored it (it comes with the job: no read); a job delivered again
+    has None (the match may have moved on since: load it)."""
 
     receipt: str
     job: BotJob
     attempt: int
+    data: MatchData | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,8 @@ class DeadLetter:
 
 class Coordination(Protocol):
     """The state services share. Every write of a match is one atomic step:
-    the record, the events it appends and the bot job it queues."""
+    the record, the events it appends, the bot job it queues and the one it
+    settles; a job is never seen before the change that queued it."""
 
     async def start(self) -> None:
         """Connects and prepares what the store needs (a consumer group)."""
@@ -159,11 +164,16 @@ class Coordination(Protocol):
         events: list[Event],
         job: BotJob | None,
         result: bool = False,
+        settles: str | None = None,
     ) -> bool:
         """Stores ``data``, appends ``events`` and queues ``job`` (and, with
         ``result``, the finished rated match for its ratings) if the stored
         version is still ``expected_version``; False (and nothing changes)
-        otherwise. The same write again, once stored, is True and changes
+        otherwise. A change that finishes a match marked rated queues its
+        result even without ``result`` (the caller's copy may predate
+        ``mark_rated``). ``settles`` is the receipt of a delivered job of
+        this match that the change plays: it is acknowledged in the same
+        step (not if the write is not stored). The same write again, once stored, is True and changes
         nothing: a retry whose first answer was lost must not read as a lost
         race (its caller would drop the job the write queued)."""
         ...

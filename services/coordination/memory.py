@@ -69,8 +69,9 @@ class MemoryCoordination(MemoryMatchmaking):
         # match still has that time.
         self._expiries: list[tuple[int, str]] = []
         self._deadlines: list[tuple[int, str]] = []
-        # Jobs: ready to deliver, delayed (retries) and delivered.
-        self._ready: deque[tuple[BotJob, int]] = deque()  # (job, deliveries so far)
+        # Jobs: ready to deliver (with the record of the change that queued
+        # them, until their first delivery), delayed (retries) and delivered.
+        self._ready: deque[tuple[BotJob, int, MatchData | None]] = deque()
         self._delayed: list[tuple[float, int, BotJob, int]] = []
         # Delivered: (job, deliveries, when its lease lapses, when it must
         # come back however often it is extended), by receipt.
@@ -123,6 +124,7 @@ class MemoryCoordination(MemoryMatchmaking):
         events: list[Event],
         job: BotJob | None,
         result: bool = False,
+        settles: str | None = None,
     ) -> bool:
         stored = self._live(data.match_id)
         if is_stored(stored, data):
@@ -130,6 +132,10 @@ class MemoryCoordination(MemoryMatchmaking):
         if stored is None or stored.version != expected_version:
             return False
         rated = stored.rated  # a flag beside the record, as in Redis: a write keeps it
+        finishing = data.status == ms.MATCH_STATUS_FINISHED != stored.status
+        result = result or (rated and finishing)  # the caller's copy may predate the mark
+        if settles is not None:
+            self._in_flight.pop(settles, None)
         await self._store(data, events, job, result)
         self._matches[data.match_id].rated |= rated
         return True
@@ -152,7 +158,7 @@ class MemoryCoordination(MemoryMatchmaking):
         if data.deadline_ms:
             heapq.heappush(self._deadlines, (data.deadline_ms, match_id))
         if job is not None:
-            self._ready.append((job, 0))
+            self._ready.append((job, 0, data.copy()))
         if result:
             self._queue_result(match_id, data.version)
         if events:
@@ -233,12 +239,12 @@ class MemoryCoordination(MemoryMatchmaking):
             while True:
                 self._release_due()
                 if self._ready:
-                    job, deliveries = self._ready.popleft()
+                    job, deliveries, data = self._ready.popleft()
                     receipt = str(next(self._sequence))
                     now = time.monotonic()
                     lapses, held_until = now + self.job_lease, now + self.visibility_timeout
                     self._in_flight[receipt] = (job, deliveries + 1, lapses, held_until)
-                    return Delivery(receipt, job, deliveries + 1)
+                    return Delivery(receipt, job, deliveries + 1, data)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
@@ -251,11 +257,11 @@ class MemoryCoordination(MemoryMatchmaking):
         now = time.monotonic()
         while self._delayed and self._delayed[0][0] <= now:
             _, _, job, deliveries = heapq.heappop(self._delayed)
-            self._ready.append((job, deliveries))
+            self._ready.append((job, deliveries, None))
         for receipt, (job, deliveries, lapses, _) in list(self._in_flight.items()):
             if lapses <= now:
                 del self._in_flight[receipt]
-                self._ready.append((job, deliveries))
+                self._ready.append((job, deliveries, None))
 
     async def extend_job(self, receipt: str) -> bool:
         held = self._in_flight.get(receipt)

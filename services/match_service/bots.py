@@ -1,7 +1,9 @@
 """Bot seats move by themselves: runners take bot-turn jobs from the queue,
 think in the AI pool (ahead of hints) and submit like any seat, through the
 same validation as a human move (a compare-and-set on the ply, so a job
-that lost a race or went stale changes nothing).
+that lost a race or went stale changes nothing). A job's first delivery
+brings the match's record, and the move's commit acknowledges the job: a
+bot turn is one read and one write of the store.
 
 While a runner works on a turn it renews the job's lease every quarter of
 it (``extend_job``), so the job stays its own however long it thinks (up to
@@ -42,19 +44,8 @@ match_log = logging.getLogger("meeple.match")
 
 FALLBACK = "random"
 RETRY_BASE_SECONDS = 0.5
-# A job is queued just ahead of the change that makes it due; for this long
-# a job newer than its match's record waits for that change to land.
-COMMIT_GRACE_MS = 10_000
-PENDING_RETRY_SECONDS = 0.02
-# A job is queued just ahead of its change's commit, so a runner often sees
-# it first: it looks again this soon (doubling) before handing the job back.
-LOOK_AGAIN_SECONDS = (0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064)
 SETTLE_TRIES = 10  # about 15 s of waiting for the store
 RENEWALS_PER_LEASE = 4  # a lease lapses only after this many renewals in a row failed
-
-
-class NotYetCommitted(Exception):
-    """The change that queued this job has not landed (yet)."""
 
 
 def bot_seed(job: BotJob) -> int:
@@ -62,34 +53,31 @@ def bot_seed(job: BotJob) -> int:
     return int.from_bytes(hashlib.sha256(f"{job.match_id}:{job.ply}".encode()).digest()[:8])
 
 
+def is_due(data: MatchData | None, job: BotJob) -> bool:
+    """Whether the job's turn is still to play in the record ``data``."""
+    return (
+        data is not None
+        and data.ply == job.ply
+        and data.status == logic.PLAYING
+        and data.seat_kinds[job.seat] == BOT
+    )
+
+
 async def due(m: Matches, job: BotJob) -> MatchData | None:
-    """The match if the job's turn is still to play, else None (stale);
-    NotYetCommitted while the change that queued it may still land."""
+    """The match, read now, if the job's turn is still to play, else None (stale)."""
     data = await m.coordination.load(job.match_id)
-    if data is None or data.version < job.version:
-        if m.now_ms() - job.queued_ms < COMMIT_GRACE_MS:
-            raise NotYetCommitted(job)
-        return None  # that change lost its race, long ago
-    if data.ply != job.ply or data.status != logic.PLAYING or data.seat_kinds[job.seat] != BOT:
-        return None
-    return data
+    return data if is_due(data, job) else None
 
 
-async def due_soon(m: Matches, job: BotJob) -> MatchData | None:
-    """``due``, looking again a few times while the change that queued
-    the job lands."""
-    for pause in LOOK_AGAIN_SECONDS:
-        with contextlib.suppress(NotYetCommitted):
-            return await due(m, job)
-        await asyncio.sleep(pause)
-    return await due(m, job)
-
-
-async def play_bot_turn(m: Matches, pool: AIPool, job: BotJob) -> None:
-    """Thinks and plays the job's turn (nothing if it is stale)."""
-    data = await due_soon(m, job)
-    if data is None:
-        return
+async def play_bot_turn(m: Matches, pool: AIPool, delivery: Delivery) -> bool:
+    """Thinks and plays the delivery's turn, acknowledging the delivery
+    with the move; False if the turn is stale (nothing played, nothing
+    acknowledged). The record comes with a job's first delivery; one
+    delivered again reads the match afresh."""
+    job = delivery.job
+    data = delivery.data if delivery.data is not None else await m.coordination.load(job.match_id)
+    if data is None or not is_due(data, job):
+        return False
     now = m.now_ms()
     waited = max(0.0, (now - job.queued_ms) / 1000)
     if now > job.deadline_ms:
@@ -104,7 +92,10 @@ async def play_bot_turn(m: Matches, pool: AIPool, job: BotJob) -> None:
     )
     AI_THINK_SECONDS.labels(state.game.name, bot_label(job.bot_spec)).observe(thought.seconds)
     action = pb.ActionInfo.FromString(thought.action).action
-    await logic.submit_action(m, job.match_id, job.seat, None, job.ply, [action])
+    await logic.submit_action(
+        m, job.match_id, job.seat, None, job.ply, [action], data=data, settles=delivery.receipt
+    )
+    return True
 
 
 async def play_fallback(m: Matches, job: BotJob, attempts: int = 0, reason: str = "") -> bool:
@@ -164,12 +155,10 @@ async def play_and_settle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
     coordination = m.coordination
     receipt = delivery.receipt
     try:
-        await play_bot_turn(m, pool, delivery.job)
+        if await play_bot_turn(m, pool, delivery):
+            return  # the move's commit acknowledged the delivery
     except Aborted:
         pass  # a human, a timeout or another runner changed the match first
-    except NotYetCommitted:
-        await settle(lambda: coordination.retry_job(receipt, PENDING_RETRY_SECONDS))
-        return
     except PoolStopped:  # this process shuts down: another runner takes the turn now
         await settle(lambda: coordination.retry_job(receipt, 0.0))
         return

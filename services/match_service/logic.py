@@ -272,15 +272,16 @@ def bot_job(m: Matches, change: Change, state: State) -> BotJob | None:
     )
 
 
-async def commit(m: Matches, change: Change, state: State) -> None:
+async def commit(m: Matches, change: Change, state: State, settles: str | None = None) -> None:
     """Compare-and-set of the change on the version it was loaded at, with
-    its events and the bot job it makes due; ``state`` is the state after it."""
+    its events and the bot job it makes due (acknowledging the delivered
+    job it plays, ``settles``); ``state`` is the state after it."""
     data = change.data
     data.version = change.expected_version + 1
     job = bot_job(m, change, state)
     result = change.finished and data.rated  # for the ratings
     stored = await m.coordination.compare_and_set(
-        data, change.expected_version, change.events, job, result
+        data, change.expected_version, change.events, job, result, settles
     )
     if not stored:
         raise Aborted("the match changed meanwhile: read it again and retry")
@@ -486,14 +487,19 @@ async def submit_action(
     token: str | None,
     expected_ply: int,
     actions: Sequence[pb.Action],
+    data: MatchData | None = None,
+    settles: str | None = None,
 ) -> ms.SubmitActionResponse:
-    """Plays actions of the token's seat (or, with ``seat``, of a bot seat)."""
+    """Plays actions of the token's seat (or, with ``seat``, of a bot seat:
+    its runner may give the record it has, ``data``, and the delivery the
+    move plays, ``settles``, acknowledged with the move)."""
     human = seat is None
     if not actions:
         raise BadRequest("actions: give at least one action")
     if len(actions) > MAX_ACTIONS:
         raise BadRequest(f"actions: at most {MAX_ACTIONS} in one submission")
-    data = await load(m, match_id)
+    if data is None:
+        data = await load(m, match_id)
     if seat is None:
         seat = seat_of_token(data, token)
     key = submission_key(seat, actions)
@@ -530,7 +536,7 @@ async def submit_action(
         data.submissions[expected_ply] = (key, response.SerializeToString())
         for old in [ply for ply in data.submissions if ply < expected_ply - KEEP_SUBMISSIONS]:
             del data.submissions[old]  # a retry comes soon after its submission
-    await commit(m, change, after)
+    await commit(m, change, after, settles)
     return response
 
 

@@ -18,7 +18,7 @@ from google.protobuf.descriptor import ServiceDescriptor
 from meeple.v1 import ai_service_pb2, match_service_pb2, matchmaking_service_pb2, rules_service_pb2
 
 from services.app import SERVICE_NAMES
-from services.coordination.redis import JOBS
+from services.coordination.shards import JOB_STREAMS
 from tests.deploy.cli_options import default
 from tests.deploy.manifests import (
     K8S,
@@ -272,22 +272,24 @@ def test_rules_scale_on_cpu(overlay: str) -> None:
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_workers_scale_on_the_job_streams_length(overlay: str) -> None:
+    """One trigger per job shard, each on its stream's length."""
     resources = render(overlay)
     (scaled,) = of_kind(resources, "ScaledObject").values()
     assert scaled["spec"]["scaleTargetRef"]["name"] == "worker"
     assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"]
-    (trigger,) = scaled["spec"]["triggers"]
-    assert trigger["type"] in ("redis-streams", "redis-cluster-streams")
-    assert trigger["metadata"]["stream"] == JOBS
-    # No consumerGroup: KEDA then scales on XLEN (test_worker_scaling.py says why).
-    assert "consumerGroup" not in trigger["metadata"]
-    assert int(trigger["metadata"]["streamLength"]) > 0
+    triggers = scaled["spec"]["triggers"]
+    assert [trigger["metadata"]["stream"] for trigger in triggers] == list(JOB_STREAMS)
     (worker,) = containers(of_kind(resources, "Deployment")["worker"])
-    password = {variable["name"]: variable for variable in worker["env"]}[
-        trigger["metadata"]["passwordFromEnv"]
-    ]  # KEDA reads it from the worker's env
-    key = password["valueFrom"]["secretKeyRef"]["key"]
-    assert key in secret_values(of_kind(resources, "Secret")["meeple-secrets"])
+    for trigger in triggers:
+        assert trigger["type"] in ("redis-streams", "redis-cluster-streams")
+        # No consumerGroup: KEDA then scales on XLEN (test_worker_scaling.py says why).
+        assert "consumerGroup" not in trigger["metadata"]
+        assert int(trigger["metadata"]["streamLength"]) > 0
+        password = {variable["name"]: variable for variable in worker["env"]}[
+            trigger["metadata"]["passwordFromEnv"]
+        ]  # KEDA reads it from the worker's env
+        key = password["valueFrom"]["secretKeyRef"]["key"]
+        assert key in secret_values(of_kind(resources, "Secret")["meeple-secrets"])
 
 
 def test_dev_runs_redis_with_an_append_only_file() -> None:
@@ -297,8 +299,8 @@ def test_dev_runs_redis_with_an_append_only_file() -> None:
     assert args[args.index("--appendonly") + 1] == "yes"
     url = secret_values(of_kind(resources, "Secret")["meeple-secrets"])["MEEPLE_REDIS_URL"]
     assert url.startswith("redis://redis.meeple.svc")
-    (trigger,) = of_kind(resources, "ScaledObject")["worker"]["spec"]["triggers"]
-    assert trigger["metadata"]["address"].startswith("redis.meeple.svc")
+    triggers = of_kind(resources, "ScaledObject")["worker"]["spec"]["triggers"]
+    assert all(t["metadata"]["address"].startswith("redis.meeple.svc") for t in triggers)
 
 
 def test_prod_uses_an_external_redis_cluster() -> None:
@@ -307,8 +309,8 @@ def test_prod_uses_an_external_redis_cluster() -> None:
     assert "redis" not in of_kind(resources, "Service")
     url = secret_values(of_kind(resources, "Secret")["meeple-secrets"])["MEEPLE_REDIS_URL"]
     assert url.startswith("redis+cluster://")
-    (trigger,) = of_kind(resources, "ScaledObject")["worker"]["spec"]["triggers"]
-    assert trigger["type"] == "redis-cluster-streams"
+    triggers = of_kind(resources, "ScaledObject")["worker"]["spec"]["triggers"]
+    assert {trigger["type"] for trigger in triggers} == {"redis-cluster-streams"}
 
 
 def test_prod_commits_no_secret_and_does_not_render_without_its_file(tmp_path: Path) -> None:

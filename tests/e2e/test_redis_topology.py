@@ -22,6 +22,8 @@ from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.convert import action_to_proto, replay
+from services.coordination.redis_jobs import GROUP
+from services.coordination.shards import data_key, events_key, jobs_key, shard_of
 from tests.e2e.processes import MEEPLE, Meeple
 from tests.redis_servers import REDIS_CLI, RedisCluster, RedisServer
 
@@ -222,8 +224,8 @@ def test_a_redis_cluster_plays_matches_through_both_replicas(
     ids = create_bot_matches(stubs, 40)
     final = await_finished(stubs, ids, seconds=300)
     check_records(stubs, final)
-    # The keys of a match share its hash tag: each match's data and events
-    # live on one node.
+    # The keys of a match share its shard's hash tag: each match's data,
+    # events and job stream live in one slot.
     assert REDIS_CLI is not None
     for match_id in ids[:5]:
         slots = {
@@ -233,18 +235,17 @@ def test_a_redis_cluster_plays_matches_through_both_replicas(
                 text=True,
                 check=True,
             ).stdout.strip()
-            for key in (f"{{m:{match_id}}}:data", f"{{m:{match_id}}}:events")
+            for key in (data_key(match_id), events_key(match_id), jobs_key(shard_of(match_id)))
         }
         assert len(slots) == 1
 
 
-XPENDING_ARGUMENTS = ("{meeple:jobs}:stream", "workers", "-", "+", "10")
-
-
-def pending_consumers(url_port: int) -> list[str]:
+def pending_consumers(url_port: int, match_id: str) -> list[str]:
+    """The consumers holding jobs of the match's shard."""
     assert REDIS_CLI is not None
+    stream = jobs_key(shard_of(match_id))
     out = subprocess.run(
-        [REDIS_CLI, "-p", str(url_port), "xpending", *XPENDING_ARGUMENTS],
+        [REDIS_CLI, "-p", str(url_port), "xpending", stream, GROUP, "-", "+", "10"],
         capture_output=True,
         text=True,
         check=True,
@@ -271,7 +272,7 @@ def test_a_worker_killed_mid_job_loses_no_bot_turn(
     victim = None
     deadline = time.monotonic() + 30
     while victim is None and time.monotonic() < deadline:
-        for consumer in pending_consumers(redis_server.port):
+        for consumer in pending_consumers(redis_server.port, match_id):
             pid = int(consumer.split("-")[-2])
             victim = next((w for w in world.workers if w.pid == pid), None)
         time.sleep(0.02)
@@ -305,7 +306,7 @@ def bot_turn_held(
             stub.SubmitAction(submit, metadata=[(TOKEN, token)])
             continue
         if view.HasField("seat_to_act"):  # the bot's turn: who holds it?
-            for consumer in pending_consumers(redis_port):
+            for consumer in pending_consumers(redis_port, match_id):
                 pid = int(consumer.split("-")[-2])
                 holder = next((w for w in world.workers if w.pid == pid), None)
                 if holder is not None:

@@ -1,12 +1,13 @@
-"""Bot jobs in a runner's hands: a job queued just ahead of the change that
-makes it due (so that a crash between the two loses no turn) is looked at
-again a few times before it goes back; a runner renews its job's lease
-while it thinks; a turn that keeps failing gets exactly ``bot_attempts``
-deliveries, then the fallback."""
+"""Bot jobs in a runner's hands: a turn is one read of the store (the
+delivery, with the record) and one write (the move, which acknowledges
+the delivery); a delivery whose match moved on is dropped; a runner renews
+its job's lease while it thinks; a turn that keeps failing gets exactly
+``bot_attempts`` deliveries, then the fallback."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import pickle
 from typing import Any
 
@@ -17,7 +18,6 @@ from meeple.v1 import match_service_pb2 as ms
 from services.ai_service.pool import Thought
 from services.convert import action_to_proto
 from services.coordination import Coordination, MemoryCoordination
-from services.coordination.base import BotJob
 from services.coordination.redis import RedisCoordination
 from services.match_service import bots, logic
 from services.match_service.logic import Matches
@@ -27,47 +27,6 @@ BOTS = ms.CreateMatchRequest(
     config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
     seats=[ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")] * 2,
 )
-
-
-async def match_and_early_job() -> tuple[Matches, BotJob]:
-    """A bots' match and a job of a change to it that has not landed yet."""
-    m = Matches(MemoryCoordination())
-    match_id = (await logic.create_match(m, BOTS)).match.match_id
-    data = await logic.load(m, match_id)
-    now = m.now_ms()
-    job = BotJob(match_id, data.ply, 0, "random", now, now + 60_000, data.version + 1)
-    return m, job
-
-
-async def land_change(m: Matches, match_id: str, after: float) -> None:
-    await asyncio.sleep(after)
-    data = await logic.load(m, match_id)
-    data.version += 1
-    assert await m.coordination.compare_and_set(data, data.version - 1, [], None)
-
-
-def test_a_job_seen_before_its_change_lands_is_played_once_it_lands() -> None:
-    async def scenario() -> None:
-        m, job = await match_and_early_job()
-        landing = asyncio.create_task(land_change(m, job.match_id, after=0.01))
-        data = await bots.due_soon(m, job)
-        await landing
-        assert data is not None
-        assert data.version == job.version
-
-    asyncio.run(scenario())
-
-
-def test_a_job_whose_change_does_not_land_soon_goes_back_to_the_queue() -> None:
-    async def scenario() -> None:
-        m, job = await match_and_early_job()
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        with pytest.raises(bots.NotYetCommitted):
-            await bots.due_soon(m, job)
-        assert loop.time() - began >= sum(bots.LOOK_AGAIN_SECONDS)
-
-    asyncio.run(scenario())
 
 
 class FakePool:
@@ -115,25 +74,110 @@ def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def new_store(store_kind: str, request: pytest.FixtureRequest) -> Coordination:
+    if store_kind == "memory":
+        return MemoryCoordination()
+    server = request.getfixturevalue("redis_server")
+    server.flush()
+    return RedisCoordination(server.url)
+
+
+class Counting:
+    """A store that counts the calls made of it, by method."""
+
+    def __init__(self, store: Coordination) -> None:
+        self.store = store
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self.store, name)
+        if not callable(found):
+            return found
+
+        def counted(*args: Any, **options: Any) -> Any:
+            self.calls.append(name)
+            return found(*args, **options)
+
+        return counted
+
+
+def test_a_bot_turn_is_one_read_and_one_write(
+    store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    """Handling a first delivery reads nothing more (the record came with
+    it) and writes once: the move's compare-and-set, which acknowledges the
+    delivery, so no job is left pending and the next turn's job is queued."""
+    store = new_store(store_kind, request)
+
+    async def scenario() -> None:
+        await store.start()
+        counting = Counting(store)
+        m = Matches(counting)
+        match_id = (await logic.create_match(m, BOTS)).match.match_id
+        delivery = await store.pull_job(1.0)
+        assert delivery is not None
+        assert delivery.data is not None
+        assert delivery.data.version == delivery.job.version
+        counting.calls.clear()
+        await bots.handle(m, FakePool(), delivery)  # type: ignore[arg-type]
+        assert counting.calls == ["compare_and_set"]
+        assert (await logic.load(m, match_id)).ply == 1
+        assert await store.queue_depth() == 1  # the next turn's, not ply 0's
+        after = await store.pull_job(1.0)
+        assert after is not None
+        assert after.job.ply == 1
+        assert after.attempt == 1
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_delivery_whose_match_moved_on_is_dropped_without_thinking(
+    store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    """The record in a delivery is the one its change stored; when the
+    match moved on since (here another runner played the turn), the move's
+    compare-and-set fails and the delivery is acknowledged, playing nothing
+    twice; a delivery of a job whose turn is already played (read afresh,
+    as when delivered again) is acknowledged without a think."""
+    store = new_store(store_kind, request)
+
+    async def scenario() -> None:
+        await store.start()
+        m = Matches(store)
+        match_id = (await logic.create_match(m, BOTS)).match.match_id
+        delivery = await store.pull_job(1.0)
+        assert delivery is not None
+        data = await logic.load(m, match_id)
+        state = await m.states.state(data)
+        move = action_to_proto(state, state.legal_actions()[-1]).action
+        await logic.submit_action(m, match_id, 0, None, 0, [move])  # another runner's move
+        pool = FakePool()
+        await bots.handle(m, pool, delivery)  # type: ignore[arg-type]
+        assert pool.thoughts == 1  # it thought on the record it had; its write lost
+        assert (await logic.load(m, match_id)).history[0] == move.SerializeToString()
+        stale = dataclasses.replace(delivery, data=None)  # as if delivered again
+        await bots.handle(m, pool, stale)  # type: ignore[arg-type]
+        assert pool.thoughts == 1
+        assert await store.queue_depth() == 1  # only ply 1's job
+        await store.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_failing_bot_turn_gets_exactly_bot_attempts_deliveries(
     store_kind: str, request: pytest.FixtureRequest
 ) -> None:
     """A turn whose every think fails is delivered ``bot_attempts`` (3)
     times, then dead-lettered and played by the fallback: never a 4th."""
-    store: Coordination
-    if store_kind == "memory":
-        store = MemoryCoordination()
-    else:
-        server = request.getfixturevalue("redis_server")
-        server.flush()
-        store = RedisCoordination(server.url)
+    store = new_store(store_kind, request)
 
     async def scenario() -> list[int]:
         await store.start()
         m = Matches(store, settings=Settings(bot_attempts=3))
         match_id = (await logic.create_match(m, BOTS)).match.match_id
         pool = FakePool(fail=True)
-        attempts = []
+        attempts: list[int] = []
         while True:
             delivery = await store.pull_job(3.0)  # retries wait 0.5 s, then 1 s
             assert delivery is not None, f"stalled after deliveries {attempts}"

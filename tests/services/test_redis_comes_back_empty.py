@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from services.coordination.memory import MemoryCoordination
-from services.coordination.redis import GROUP, JOBS, RedisCoordination
+from services.coordination.redis import GROUP, RedisCoordination
 from services.coordination.redis_matchmaking import RATERS, RESULTS
+from services.coordination.shards import JOB_STREAMS
 from tests.services.test_coordination import job, record
 from tests.services.test_matchmaking_store import QUEUE, queue_tickets
 
@@ -63,7 +64,7 @@ def test_pullers_make_the_job_group_again_with_one_warning(
     assert warning.levelno == logging.WARNING
     assert "recreated the consumer group" in warning.getMessage()
     assert warning.fields == {  # type: ignore[attr-defined]
-        "stream": JOBS,
+        "streams": list(JOB_STREAMS),
         "group": GROUP,
         "answer": warning.fields["answer"],  # type: ignore[attr-defined]
     }
