@@ -77,6 +77,7 @@ QUEUE = "1v1 Othello"
 LOAD = "load generator"
 GAMES_GOAL = 0.8  # games/s on Redis with 1 worker, against memory: at least
 CPU_GOAL = 1.3  # CPU per turn on Redis (every process), against memory: at most
+IDLE_SECONDS = 2.0  # before each measured run: what every kind costs with no work
 FLAT = 1.15  # CPU per turn "flat" over worker counts: max / min at most
 
 
@@ -91,6 +92,7 @@ class Measured:
     cpu: dict[str, Usage]
     machine: MachineTimes
     cores: int
+    idle: dict[str, float]  # cores each kind kept busy with no work, just before
     pinned: str = ""
 
     @property
@@ -105,6 +107,12 @@ class Measured:
     def rate(self) -> float:
         return self.work / self.wall
 
+    def net_ms(self) -> float:
+        """CPU-ms per unit, every process, less what they spend idle (their
+        idle rate over the run's wall time: under load a poll often finds
+        work, so this takes off an upper bound of the fixed cost)."""
+        return (self.total - sum(self.idle.values()) * self.wall) * 1000 / self.work
+
 
 def measure(
     name: str, groups: list[Group], work: Callable[[], tuple[int, int]], pinned: str = ""
@@ -112,12 +120,15 @@ def measure(
     """Runs ``work`` (returns the units done and the matches) between two
     snapshots of ``groups``, the load generator added."""
     groups = [*groups, Group(LOAD, (os.getpid(),))]
+    before = snapshot(groups)
+    time.sleep(IDLE_SECONDS)
+    idle = {k: u.seconds / IDLE_SECONDS for k, u in usage(before, snapshot(groups)).items()}
     before, machine, began = snapshot(groups), MachineTimes.read(), time.perf_counter()
     done, matches = work()
     wall = time.perf_counter() - began
     after, machine = snapshot(groups), MachineTimes.read() - machine
     return Measured(
-        name, done, matches, wall, usage(before, after), machine, usable_cores(), pinned
+        name, done, matches, wall, usage(before, after), machine, usable_cores(), idle, pinned
     )
 
 
@@ -244,7 +255,7 @@ def cpu_table(runs: list[Measured], unit: str) -> None:
             print(f"  pinned: {measured.pinned}")
         print(
             f"  {'process kind':<22} {'procs':>5} {'CPU s':>7} {'cores busy':>10} "
-            f"{'busiest':>7} {f'CPU-ms/{unit}':>12} {f'{unit}s/s per core':>17}"
+            f"{'busiest':>7} {f'CPU-ms/{unit}':>12} {f'{unit}s/s per core':>17} {'idle':>6}"
         )
         for kind, used in measured.cpu.items():
             ms = used.seconds * 1000 / measured.work
@@ -253,13 +264,13 @@ def cpu_table(runs: list[Measured], unit: str) -> None:
             print(
                 f"  {kind:<22} {used.processes:>5} {used.seconds:7.2f} "
                 f"{used.seconds / measured.wall:10.2f} {used.busiest / measured.wall:7.2f} "
-                f"{ms:12.3f} {per_core}{note}"
+                f"{ms:12.3f} {per_core} {measured.idle.get(kind, 0.0):6.2f}{note}"
             )
         server = measured.total - measured.cpu[LOAD].seconds
         print(
             f"  {'every process':<22} {'':>5} {measured.total:7.2f} "
             f"{measured.total / measured.wall:10.2f} {'':>7} {measured.ms_per():12.3f} "
-            f"{1000 / measured.ms_per():17,.0f}"
+            f"{1000 / measured.ms_per():17,.0f} {sum(measured.idle.values()):6.2f}"
         )
         print(
             f"  {'all but the load gen.':<22} {'':>5} {server:7.2f} "
@@ -270,6 +281,7 @@ def cpu_table(runs: list[Measured], unit: str) -> None:
             f"  machine: {measured.cores} cores, {share:.0%} busy over the run "
             f"(every process on it), steal {measured.machine.steal / measured.wall:.2f} cores"
         )
+        print(f"  bounded by: {bound(measured)}")
         if "redis-server" in measured.cpu:
             ms = measured.ms_per("redis-server")
             print(
@@ -291,7 +303,8 @@ def bound(measured: Measured) -> str:
     single = {
         kind: used.busiest / measured.wall
         for kind, used in measured.cpu.items()
-        if kind in ("match server", "worker main", "redis-server", "meeple up: main", LOAD)
+        if kind in ("match server", "worker main", "redis-server", "meeple up: main", "matchmaker")
+        or kind == LOAD
     }
     kind, busiest = max(single.items(), key=lambda item: item[1])
     if machine >= 0.9:
@@ -332,7 +345,7 @@ def report(
 
     print("== Capacity adds up? CPU per turn and throughput from 1 to more workers")
     print(
-        f"  {'workers':>7} {'turns/s':>8} {'games/s':>8} {'CPU-ms/turn':>11} "
+        f"  {'workers':>7} {'turns/s':>8} {'games/s':>8} {'CPU-ms/turn':>11} {'less idle':>9} "
         f"{'ours busy':>9} {'machine':>8} {'at full cores':>13}  bounded by"
     )
     for count, measured in zip(workers, on_redis, strict=True):
@@ -341,14 +354,25 @@ def report(
         machine = measured.machine.busy / (measured.wall * measured.cores)
         print(
             f"  {count:>7} {measured.rate:8,.0f} {measured.matches / measured.wall:8.1f} "
-            f"{measured.ms_per():11.3f} {ours:8.2f}c {machine:8.0%} {full:13,.0f}  "
+            f"{measured.ms_per():11.3f} {measured.net_ms():9.3f} {ours:8.2f}c {machine:8.0%} "
+            f"{full:13,.0f}  "
             f"{bound(measured)}"
         )
-    costs = [m.ms_per() for m in on_redis]
-    spread = max(costs) / min(costs)
+    for what, costs in (
+        ("CPU per turn", [m.ms_per() for m in on_redis]),
+        ("less idle", [m.net_ms() for m in on_redis]),
+    ):
+        spread = max(costs) / min(costs)
+        print(
+            f"  {what}, most / least over {','.join(map(str, workers))} workers: {spread:.2f} "
+            f"({'flat' if spread <= FLAT else 'NOT flat'}: within {FLAT:.2f})"
+        )
+    idle = [
+        m.idle.get("worker main", 0.0) / max(1, w) for m, w in zip(on_redis, workers, strict=True)
+    ]
     print(
-        f"  CPU per turn, most / least over {','.join(map(str, workers))} workers: {spread:.2f} "
-        f"({'flat' if spread <= FLAT else 'NOT flat'}: within {FLAT:.2f})"
+        f"  idle, a worker's main process alone keeps {max(idle):.3f} of a core busy "
+        f"(per worker, most over the runs): {max(idle) * 1000:.0f} CPU-ms a second with no work"
     )
     print(
         "  'at full cores' = cores x 1000 / CPU-ms per turn: the turns/s these costs allow when "
