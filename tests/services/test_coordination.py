@@ -1,8 +1,9 @@
 """The coordination store's contract, called directly (not through a
 server): every implementation runs this suite. It pins what the services
 rely on: compare-and-set that refuses a stale version and writes nothing,
-events read by ply, jobs redelivered until acknowledged, exact queue depth,
-expiry, and one winner when changes interleave."""
+events read by ply, jobs redelivered until acknowledged, a job delivered
+with its record and acknowledged by the write that plays it, exact queue
+depth, expiry, and one winner when changes interleave."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from typing import Any
 import pytest
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
+from redis.crc import key_slot
 
 from services.coordination import BotJob, Coordination, Event, MatchData, MemoryCoordination
 from services.coordination.memory import wall_ms
 from services.coordination.redis import RedisCoordination
+from services.coordination.shards import SHARDS, data_key, events_key, jobs_key, shard_of
 from services.errors import Aborted
 from services.match_service import logic
 from services.match_service.logic import Matches
@@ -414,5 +417,116 @@ def test_a_renewed_job_stays_held_until_the_visibility_timeout(make_store: Store
         assert 1.1 <= back < 1.2 + 0.5, f"back {back:.2f} s after its delivery"
         assert again is not None
         assert (again.job, again.attempt) == (job(), 2)
+
+    run(scenario())
+
+
+def test_a_job_comes_with_the_record_its_change_stored(make_store: StoreFactory) -> None:
+    """A job's first delivery carries the record the change that queued it
+    stored (the worker reads nothing more); a job delivered again, after a
+    retry or a lapsed lease, carries none (the match may have moved on)."""
+
+    async def scenario() -> None:
+        store = await make_store(lease=0.3)
+        other = await peer_of(store, make_store, lease=0.3)
+        created = record(status=ms.MATCH_STATUS_PLAYING)
+        await store.create(created, [], job())
+        first = await store.pull_job(1.0)
+        assert first is not None
+        assert first.data == created
+        await store.retry_job(first.receipt, 0.0)
+        retried = await store.pull_job(2.0)
+        assert retried is not None
+        assert (retried.attempt, retried.data) == (2, None)
+        lapsed = await other.pull_job(5.0)  # ``store`` does not renew it
+        assert lapsed is not None
+        assert (lapsed.job, lapsed.attempt, lapsed.data) == (job(), 3, None)
+
+    run(scenario())
+
+
+def test_a_commit_that_settles_a_delivery_acknowledges_it(make_store: StoreFactory) -> None:
+    """The write that plays a delivered job acknowledges it with the same
+    step: it is never delivered again. A write that loses its race leaves
+    the delivery held (its worker settles it)."""
+
+    async def scenario() -> None:
+        store = await make_store(lease=0.3)
+        other = await peer_of(store, make_store, lease=0.3)
+        await store.create(record("m1"), [], job("m1"))
+        await store.create(record("m2"), [], job("m2"))
+        deliveries = [await store.pull_job(1.0) for _ in range(2)]
+        assert all(deliveries)
+        by_match = {d.job.match_id: d for d in deliveries if d is not None}
+        played = dataclasses.replace(record("m1"), version=1, history=[b"\x08\x01"])
+        assert await store.compare_and_set(played, 0, [], None, settles=by_match["m1"].receipt)
+        lost = dataclasses.replace(record("m2"), version=8)
+        assert not await store.compare_and_set(lost, 7, [], None, settles=by_match["m2"].receipt)
+        again = await other.pull_job(5.0)  # after the lease: only m2's came back
+        assert again is not None
+        assert again.job.match_id == "m2"
+        await other.ack_job(again.receipt)
+        assert await other.pull_job(0.5) is None  # m1's was not: its write settled it
+        assert await store.queue_depth() == 0
+
+    run(scenario())
+
+
+def test_finishing_a_match_marked_rated_queues_its_result_from_any_copy(
+    make_store: StoreFactory,
+) -> None:
+    """A worker's record came with its job before the matchmaker marked the
+    match rated: the change that finishes it still queues the result, once."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        playing = record(status=ms.MATCH_STATUS_PLAYING)
+        await store.create(playing, [], job())
+        delivery = await store.pull_job(1.0)
+        assert delivery is not None
+        assert delivery.data is not None
+        assert not delivery.data.rated
+        await store.mark_rated("m1")
+        finished = dataclasses.replace(delivery.data, version=1, status=ms.MATCH_STATUS_FINISHED)
+        assert await store.compare_and_set(finished, 0, [], None, settles=delivery.receipt)
+        result = await store.pull_result(1.0)  # type: ignore[attr-defined]
+        assert result is not None
+        assert (result.match_id, result.version) == ("m1", 1)
+        await store.ack_result(result.receipt)  # type: ignore[attr-defined]
+        assert await store.pull_result(0.3) is None  # type: ignore[attr-defined]
+        stored = await store.load("m1")
+        assert stored is not None
+        assert stored.rated
+
+    run(scenario())
+
+
+def test_matches_and_their_jobs_spread_over_the_shards(redis_cluster: Any) -> None:
+    """On a Cluster, a match's record, events and job stream share one
+    slot, and 200 matches' keys sit on every master; a delivery of one
+    match cannot settle through another match's write unless they share a
+    shard."""
+    redis_cluster.flush()
+
+    async def scenario() -> None:
+        store = RedisCoordination(redis_cluster.url)
+        await store.start()
+        ids = [f"m{n}" for n in range(200)]
+        for match_id in ids:
+            await store.create(record(match_id), [], job(match_id))
+        masters = set()
+        for match_id in ids:
+            keys = (data_key(match_id), events_key(match_id), jobs_key(shard_of(match_id)))
+            assert len({key_slot(key.encode()) for key in keys}) == 1
+            masters.add(redis_cluster.node_of(data_key(match_id)).port)
+        assert len(masters) == 3
+        assert len({shard_of(match_id) for match_id in ids}) == SHARDS
+        delivery = await store.pull_job(1.0)
+        assert delivery is not None
+        foreign = next(m for m in ids if shard_of(m) != shard_of(delivery.job.match_id))
+        data = dataclasses.replace(record(foreign), version=1)
+        with pytest.raises(ValueError, match="shard"):
+            await store.compare_and_set(data, 0, [], None, settles=delivery.receipt)
+        await store.close()
 
     run(scenario())
