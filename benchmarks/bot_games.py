@@ -3,8 +3,8 @@
 split topology on a real redis-server (`meeple serve match` and one, then
 two, `meeple worker` processes). `meeple loadtest` drives each through the
 public API (Othello, random bots, 16 matches in flight) in one run; it
-prints games per second and how the Redis topology scales from one worker
-to two.
+prints games per second, how the Redis topology scales from one worker
+to two, and Redis with one worker against memory (goal: >= 0.8x).
 
     python benchmarks/bot_games.py [--seconds 10] [--game othello]
 
@@ -27,6 +27,7 @@ from services.loadtest import LoadConfig, run
 from tests.e2e.processes import Meeple
 from tests.redis_servers import RedisServer
 
+GOAL_RATIO = 0.8  # games/s on Redis with one worker, against memory
 SETTINGS = {
     "MEEPLE_LOG_LEVEL": "WARNING",
     "MEEPLE_RATE_PER_SECOND": "off",
@@ -91,8 +92,11 @@ def main() -> None:
     print(f"{'topology':>32} {'games/s':>8} {'actions/s':>10}")
     for name, (games, actions) in results.items():
         print(f"{name:>32} {games:8.1f} {actions:10.0f}")
+    memory = results["meeple up (memory, 1 AI worker)"][0]
     one, two = results["Redis, 1 worker"][0], results["Redis, 2 workers"][0]
     print(f"Redis, 2 workers / 1 worker: {two / one:.2f}")
+    verdict = "met" if one / memory >= GOAL_RATIO else "not met"
+    print(f"Redis, 1 worker / memory: {one / memory:.2f} (goal >= {GOAL_RATIO:g}: {verdict})")
 
 
 if __name__ == "__main__":
