@@ -168,6 +168,13 @@ class MatchmakingStore(Protocol):
         token is still ``fence``; all or none."""
         ...
 
+    async def claim_tables(self, queue: str, fence: int, tables: list[list[str]]) -> list[Claim]:
+        """``claim`` of each table at once (one step for a whole pass): each
+        table all or none, in order (a ticket named by an earlier table is
+        refused to a later one); every table refused while the lease's token
+        is not ``fence``."""
+        ...
+
     async def release(self, queue: str, fence: int, ticket_ids: list[str]) -> None:
         """Unclaims the tickets that ``fence`` (or an older token) claimed."""
         ...
@@ -176,6 +183,13 @@ class MatchmakingStore(Protocol):
         """Assigns every ticket still claimed by ``fence``; all or none. The
         same assignment again, once done, is True (a retry whose first
         answer was lost)."""
+        ...
+
+    async def assign_tables(
+        self, queue: str, fence: int, tables: list[dict[str, bytes]]
+    ) -> list[bool]:
+        """``assign`` of each table at once (one step for a whole pass):
+        whether each was assigned, each table all or none."""
         ...
 
     async def expire(self, queue: str, ticket_ids: list[str]) -> None:

@@ -139,8 +139,14 @@ class MemoryMatchmaking:
         return lease is not None and lease[1] == fence and lease[2] > time.monotonic()
 
     async def claim(self, queue: str, fence: int, ticket_ids: list[str]) -> Claim:
+        return (await self.claim_tables(queue, fence, [ticket_ids]))[0]
+
+    async def claim_tables(self, queue: str, fence: int, tables: list[list[str]]) -> list[Claim]:
         if not self._holds(queue, fence):
-            return Claim(False, list(ticket_ids))
+            return [Claim(False, list(ticket_ids)) for ticket_ids in tables]
+        return [self._claim_table(fence, ticket_ids) for ticket_ids in tables]
+
+    def _claim_table(self, fence: int, ticket_ids: list[str]) -> Claim:
         refused = [
             ticket_id
             for ticket_id in ticket_ids
@@ -161,6 +167,14 @@ class MemoryMatchmaking:
                 ticket.claim = 0
 
     async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
+        return (await self.assign_tables(queue, fence, [assignments]))[0]
+
+    async def assign_tables(
+        self, queue: str, fence: int, tables: list[dict[str, bytes]]
+    ) -> list[bool]:
+        return [self._assign_table(fence, assignments) for assignments in tables]
+
+    def _assign_table(self, fence: int, assignments: dict[str, bytes]) -> bool:
         tickets = [self._tickets.get(ticket_id) for ticket_id in assignments]
         if all(
             t is not None and t.status is Status.ASSIGNED and t.assignment == assignments[t_id]

@@ -115,18 +115,34 @@ redis.call('SET', KEYS[1], ARGV[1] .. '|' .. fence, 'PX', ARGV[2])
 return fence
 """
 
-# KEYS: lease, tickets...; ARGV: fence, ticket ids... (aligned with the keys)
+# Claims the tables of a pass, each all or none, in order: KEYS lease, then
+# every table's tickets one after the other; ARGV fence, the number of
+# tables, each table's size, then the tickets' ids (aligned with the keys).
+# Returns {'-lease'} while the lease's token is not the fence, else for each
+# table the number of its tickets refused (not queued, or claimed: by an
+# earlier table too) followed by their ids; a table with none refused is
+# claimed.
 CLAIM = """
 local lease = redis.call('GET', KEYS[1])
 if not lease or string.match(lease, '|(%d+)$') ~= ARGV[1] then return {'-lease'} end
-local refused = {}
-for i = 2, #KEYS do
-  local state = redis.call('HMGET', KEYS[i], 'status', 'claim')
-  if state[1] ~= '1' or state[2] ~= '0' then table.insert(refused, ARGV[i]) end
+local tables = tonumber(ARGV[2])
+local answer = {}
+local at = 0
+for t = 1, tables do
+  local size = tonumber(ARGV[2 + t])
+  local refused = {}
+  for i = at + 1, at + size do
+    local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim')
+    if state[1] ~= '1' or state[2] ~= '0' then table.insert(refused, ARGV[2 + tables + i]) end
+  end
+  if #refused == 0 then
+    for i = at + 1, at + size do redis.call('HSET', KEYS[1 + i], 'claim', ARGV[1]) end
+  end
+  table.insert(answer, #refused)
+  for _, ticket in ipairs(refused) do table.insert(answer, ticket) end
+  at = at + size
 end
-if #refused > 0 then return refused end
-for i = 2, #KEYS do redis.call('HSET', KEYS[i], 'claim', ARGV[1]) end
-return {}
+return answer
 """
 
 # Counts a new ticket among its client's open ones, unless the client has
@@ -157,45 +173,66 @@ end
 return 0
 """
 
-# Ends tickets. KEYS: queued, then n tickets, then their streams; ARGV: n,
-# the new status, what a ticket must be claimed by ('0': unclaimed), the TTL
-# (ms) of an ended ticket, then n ids, then n assignments ('' for none).
-# Returns how many it ended, then the client and id of each ended ticket
-# that has a client (to take out of the client's open set). Assigning the
-# same tickets the same seats again (a retry whose first answer was lost
-# with its connection) finds them assigned and returns n.
+# Ends tickets, in tables: KEYS queued, then the n tickets of every table
+# one after the other, then their streams; ARGV the number of tables, the
+# new status, what a ticket must be claimed by ('0': unclaimed), the TTL
+# (ms) of an ended ticket, each table's size, then the n ids, then the n
+# assignments ('' for none). Assigning (status 2) ends a table all or none:
+# only if every ticket is queued and claimed by that claim. Returns how many
+# of each table's tickets it ended, then the client and id of each ended
+# ticket that has a client (to take out of the client's open set).
+# Assigning a table the same seats again (a retry whose first answer was
+# lost with its connection) finds them assigned and counts them all.
 END = """
-local n = tonumber(ARGV[1])
-local ended = {0}
-local again = 0
-for i = 1, n do
-  local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim', 'assignment')
-  if ARGV[2] == '2' and state[1] == '2' and state[3] == ARGV[4 + n + i] then
-    again = again + 1
-  elseif ARGV[2] == '2' and (state[1] ~= '1' or state[2] ~= ARGV[3]) then
-    return {0}
-  end
-end
-if again == n then return {n} end
-for i = 1, n do
-  local key = KEYS[1 + i]
-  local state = redis.call('HMGET', key, 'status', 'claim', 'client')
-  if state[1] == '1' and state[2] == ARGV[3] then
-    local version = redis.call('HINCRBY', key, 'version', 1)
-    redis.call('HSET', key, 'status', ARGV[2], 'claim', '0', 'assignment', ARGV[4 + n + i])
-    redis.call('ZREM', KEYS[1], ARGV[4 + i])
-    local change = {'s', ARGV[2], 'a', ARGV[4 + n + i]}
-    redis.call('XADD', KEYS[1 + n + i], 'MAXLEN', '8', version .. '-1', unpack(change))
-    redis.call('PEXPIRE', key, ARGV[4])
-    redis.call('PEXPIRE', KEYS[1 + n + i], ARGV[4])
-    ended[1] = ended[1] + 1
-    if state[3] and state[3] ~= '' then
-      table.insert(ended, state[3])
-      table.insert(ended, ARGV[4 + i])
+local tables = tonumber(ARGV[1])
+local n = (#KEYS - 1) / 2
+local answer = {}
+local freed = {}
+local at = 0
+for t = 1, tables do
+  local size = tonumber(ARGV[4 + t])
+  local valid = true
+  local again = 0
+  if ARGV[2] == '2' then
+    for i = at + 1, at + size do
+      local state = redis.call('HMGET', KEYS[1 + i], 'status', 'claim', 'assignment')
+      if state[1] == '2' and state[3] == ARGV[4 + tables + n + i] then
+        again = again + 1
+      elseif state[1] ~= '1' or state[2] ~= ARGV[3] then
+        valid = false
+      end
     end
   end
+  local ended = 0
+  if valid and ARGV[2] == '2' and again == size then
+    ended = size
+  elseif valid then
+    for i = at + 1, at + size do
+      local key = KEYS[1 + i]
+      local ticket = ARGV[4 + tables + i]
+      local assignment = ARGV[4 + tables + n + i]
+      local state = redis.call('HMGET', key, 'status', 'claim', 'client')
+      if state[1] == '1' and state[2] == ARGV[3] then
+        local version = redis.call('HINCRBY', key, 'version', 1)
+        redis.call('HSET', key, 'status', ARGV[2], 'claim', '0', 'assignment', assignment)
+        redis.call('ZREM', KEYS[1], ticket)
+        local change = {'s', ARGV[2], 'a', assignment}
+        redis.call('XADD', KEYS[1 + n + i], 'MAXLEN', '8', version .. '-1', unpack(change))
+        redis.call('PEXPIRE', key, ARGV[4])
+        redis.call('PEXPIRE', KEYS[1 + n + i], ARGV[4])
+        ended = ended + 1
+        if state[3] and state[3] ~= '' then
+          table.insert(freed, state[3])
+          table.insert(freed, ticket)
+        end
+      end
+    end
+  end
+  table.insert(answer, ended)
+  at = at + size
 end
-return ended
+for _, value in ipairs(freed) do table.insert(answer, value) end
+return answer
 """
 
 # KEYS: ticket, queued, its stream; ARGV: ticket id, TTL (ms) of an ended
@@ -292,10 +329,11 @@ def _ticket(fixed: dict[str, Any], state: list[bytes | None]) -> TicketRecord:
     )
 
 
-def _freed(answer: list[Any]) -> dict[str, list[str]]:
-    """The ids of the ended tickets an END or CANCEL answer names, by client."""
+def _freed(named: list[Any]) -> dict[str, list[str]]:
+    """The ids of the ended tickets an END answer names (its clients and ids,
+    in pairs), by client."""
     freed: dict[str, list[str]] = {}
-    for client, ticket_id in zip(answer[1::2], answer[2::2], strict=True):
+    for client, ticket_id in zip(named[0::2], named[1::2], strict=True):
         freed.setdefault(client.decode(), []).append(ticket_id.decode())
     return freed
 
@@ -373,8 +411,13 @@ class RedisMatchmaking:
         return bytes.fromhex(stored.decode()) if stored is not None else candidate
 
     async def _close_open(self, freed: dict[str, list[str]]) -> None:
-        """Takes ended tickets out of their clients' open sets."""
-        await asyncio.gather(*(self.client.zrem(open_key(c), *ids) for c, ids in freed.items()))
+        """Takes ended tickets out of their clients' open sets (one pipeline)."""
+        if not freed:
+            return
+        async with self.client.pipeline(transaction=False) as pipe:
+            for client, ids in freed.items():
+                pipe.zrem(open_key(client), *ids)
+            await pipe.execute()
 
     @unavailable_on_connection_errors
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:
@@ -462,14 +505,24 @@ class RedisMatchmaking:
         fence = await self._lease(keys=keys, args=[holder, round(seconds * 1000)])
         return int(fence) if fence else None
 
-    @unavailable_on_connection_errors
     async def claim(self, queue: str, fence: int, ticket_ids: list[str]) -> Claim:
-        keys = [f"{{q:{queue}}}:lease", *(ticket_key(queue, t) for t in ticket_ids)]
-        refused = await self._claim(keys=keys, args=[fence, *ticket_ids])
-        names = [raw.decode() if isinstance(raw, bytes) else str(raw) for raw in refused]
-        if names == ["-lease"]:
-            return Claim(False, list(ticket_ids))
-        return Claim(not names, names)
+        return (await self.claim_tables(queue, fence, [ticket_ids]))[0]
+
+    @unavailable_on_connection_errors
+    async def claim_tables(self, queue: str, fence: int, tables: list[list[str]]) -> list[Claim]:
+        ids = [ticket_id for ticket_ids in tables for ticket_id in ticket_ids]
+        keys = [f"{{q:{queue}}}:lease", *(ticket_key(queue, t) for t in ids)]
+        args = [fence, len(tables), *(len(ticket_ids) for ticket_ids in tables), *ids]
+        answer = await self._claim(keys=keys, args=args)
+        if answer and answer[0] == b"-lease":
+            return [Claim(False, list(ticket_ids)) for ticket_ids in tables]
+        claims, at = [], 0
+        for _ in tables:
+            count = int(answer[at])
+            refused = [raw.decode() for raw in answer[at + 1 : at + 1 + count]]
+            claims.append(Claim(not refused, refused))
+            at += 1 + count
+        return claims
 
     @unavailable_on_connection_errors
     async def release(self, queue: str, fence: int, ticket_ids: list[str]) -> None:
@@ -480,31 +533,44 @@ class RedisMatchmaking:
     async def _end_tickets(
         self,
         queue: str,
-        ticket_ids: list[str],
+        tables: list[list[str]],
         status: Status,
         claimed_by: int,
         assignments: list[bytes],
-    ) -> int:
+    ) -> list[int]:
+        """Ends the tables' tickets (see ``END``); how many of each it ended.
+        ``assignments`` are aligned with the tickets, table after table."""
+        ids = [ticket_id for ticket_ids in tables for ticket_id in ticket_ids]
         keys = [
             queued_key(queue),
-            *(ticket_key(queue, t) for t in ticket_ids),
-            *(changes_key(queue, t) for t in ticket_ids),
+            *(ticket_key(queue, t) for t in ids),
+            *(changes_key(queue, t) for t in ids),
         ]
-        args = [len(ticket_ids), int(status), claimed_by, TERMINAL_TICKET_MS, *ticket_ids]
-        answer = await self._end(keys=keys, args=[*args, *assignments])
-        await self._close_open(_freed(answer))
-        return int(answer[0])
+        args = [len(tables), int(status), claimed_by, TERMINAL_TICKET_MS]
+        args += [len(ticket_ids) for ticket_ids in tables]
+        answer = await self._end(keys=keys, args=[*args, *ids, *assignments])
+        await self._close_open(_freed(answer[len(tables) :]))
+        return [int(ended) for ended in answer[: len(tables)]]
+
+    async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
+        return (await self.assign_tables(queue, fence, [assignments]))[0]
 
     @unavailable_on_connection_errors
-    async def assign(self, queue: str, fence: int, assignments: dict[str, bytes]) -> bool:
-        ids = list(assignments)
-        values = [assignments[t] for t in ids]
-        return await self._end_tickets(queue, ids, Status.ASSIGNED, fence, values) == len(ids)
+    async def assign_tables(
+        self, queue: str, fence: int, tables: list[dict[str, bytes]]
+    ) -> list[bool]:
+        if not tables:
+            return []
+        ids = [list(assignments) for assignments in tables]
+        values = [assignments[t] for assignments in tables for t in assignments]
+        ended = await self._end_tickets(queue, ids, Status.ASSIGNED, fence, values)
+        return [count == len(table) for count, table in zip(ended, tables, strict=True)]
 
     @unavailable_on_connection_errors
     async def expire(self, queue: str, ticket_ids: list[str]) -> None:
         if ticket_ids:
-            await self._end_tickets(queue, ticket_ids, Status.EXPIRED, 0, [b""] * len(ticket_ids))
+            blank = [b""] * len(ticket_ids)
+            await self._end_tickets(queue, [ticket_ids], Status.EXPIRED, 0, blank)
 
     # --- ratings -------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ written) atomically with cancellation."""
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 
 from meeple.v1 import game_pb2 as pb
@@ -79,50 +80,92 @@ async def run_pass(maker: Matchmaker, queue: str) -> int:
     gone = {t.ticket_id for t in late + silent}
     waiting = [t for t in tickets if t.ticket_id not in gone]
     count_waiting(maker, queue, len(waiting))
-    seated = 0
     ready = [t for t in waiting if pairable(maker, t, now)]
-    for table in pair(ready, now, settings.bot_fill_after):
-        seated += await seat_table(maker, queue, fence, table)
-    return seated
+    return await seat_tables(maker, queue, fence, pair(ready, now, settings.bot_fill_after))
 
 
-async def seat_table(maker: Matchmaker, queue: str, fence: int, table: Table) -> bool:
-    """Charges the match to the table's addresses, claims its tickets,
-    creates its match, assigns them; False (nothing assigned, nothing
-    charged) if an address has no match left, a ticket went meanwhile or
-    the lease did."""
+async def seat_tables(maker: Matchmaker, queue: str, fence: int, tables: list[Table]) -> int:
+    """Seats a pass's tables together: charges each match to its table's
+    addresses, claims every table's tickets (one call), creates the claimed
+    tables' matches (concurrently), assigns them (one call), then marks the
+    matches rated; the tables seated. A table
+    whose address has no match left, whose ticket went meanwhile, or whose
+    lease did, is not seated (nothing assigned, nothing charged, its match
+    dropped). A failure to create a match leaves its table unseated and is
+    raised once the others are seated."""
     store = maker.store
-    ids = [ticket.ticket_id for ticket in table.tickets]
-    clients = {ticket.client for ticket in table.tickets if ticket.client}
-    if not maker.budget.take_all(clients):  # spent by an earlier table of this pass
-        return False
-    if not (await store.claim(queue, fence, ids)).ok:
-        maker.budget.refund(clients)
-        return False
-    try:
-        data, assignments = await create_table_match(maker, table)
-        if not await store.assign(queue, fence, assignments):
-            await store.release(queue, fence, ids)
-            await maker.matches.coordination.delete(data.match_id)
+    charged = []
+    for table in tables:
+        clients = {ticket.client for ticket in table.tickets if ticket.client}
+        if maker.budget.take_all(clients):  # else spent by an earlier table of this pass
+            charged.append((table, clients))
+    if not charged:
+        return 0
+    claims = await store.claim_tables(queue, fence, [ids_of(table) for table, _ in charged])
+    claimed = []
+    for (table, clients), claim in zip(charged, claims, strict=True):
+        if claim.ok:
+            claimed.append((table, clients))
+        else:
             maker.budget.refund(clients)
+    if not claimed:
+        return 0
+    try:
+        made = await asyncio.gather(
+            *(create_table_match(maker, table) for table, _ in claimed), return_exceptions=True
+        )
+    except BaseException:  # cancelled
+        await unclaim(maker, queue, fence, claimed)
+        raise
+    errors = [result for result in made if isinstance(result, BaseException)]
+    unmade = [pair for pair, r in zip(claimed, made, strict=True) if isinstance(r, BaseException)]
+    created = [
+        (table, clients, result)
+        for (table, clients), result in zip(claimed, made, strict=True)
+        if not isinstance(result, BaseException)
+    ]
+    try:
+        assigned = await store.assign_tables(queue, fence, [a for *_, (_, a) in created])
+    except BaseException:
+        await unclaim(maker, queue, fence, unmade + [(t, c) for t, c, _ in created])
+        raise
+    seated = [(t, d) for (t, _, (d, _)), ok in zip(created, assigned, strict=True) if ok]
+    dropped = [(t, c, d) for (t, c, (d, _)), ok in zip(created, assigned, strict=True) if not ok]
+    await unclaim(maker, queue, fence, unmade + [(t, c) for t, c, _ in dropped])
+    if dropped:
+        await asyncio.gather(*(maker.matches.coordination.delete(d.match_id) for *_, d in dropped))
+        for table, _, data in dropped:
             # It was logged as created and started: say why it never ends.
             reason = "its tickets went meanwhile (cancelled, or the lease moved)"
             fields = {"match_id": data.match_id, "game": table.tickets[0].game, "reason": reason}
             match_log.info("match dropped", extra={"fields": fields})
-            return False
-    except BaseException:
-        maker.budget.refund(clients)
-        await store.release(queue, fence, ids)
-        raise
-    await maker.matches.coordination.mark_rated(data.match_id)
-    game = table.tickets[0].game
+    await asyncio.gather(*(maker.matches.coordination.mark_rated(d.match_id) for _, d in seated))
     now = maker.now_ms()
-    MM_MATCHES.labels(game).inc()
-    if table.bots:
-        MM_BOT_FILLS.labels(game).inc()
-    for ticket in table.tickets:
-        MM_ASSIGNMENT_SECONDS.labels(game).observe((now - ticket.created_ms) / 1000)
-    return True
+    for table, _ in seated:
+        game = table.tickets[0].game
+        MM_MATCHES.labels(game).inc()
+        if table.bots:
+            MM_BOT_FILLS.labels(game).inc()
+        for ticket in table.tickets:
+            MM_ASSIGNMENT_SECONDS.labels(game).observe((now - ticket.created_ms) / 1000)
+    if errors:
+        raise errors[0]
+    return len(seated)
+
+
+def ids_of(table: Table) -> list[str]:
+    return [ticket.ticket_id for ticket in table.tickets]
+
+
+async def unclaim(
+    maker: Matchmaker, queue: str, fence: int, tables: list[tuple[Table, set[str]]]
+) -> None:
+    """Gives back the claims and the charges of tables not seated."""
+    for _, clients in tables:
+        maker.budget.refund(clients)
+    ids = [ticket_id for table, _ in tables for ticket_id in ids_of(table)]
+    if ids:
+        await maker.store.release(queue, fence, ids)
 
 
 async def create_table_match(maker: Matchmaker, table: Table) -> tuple[MatchData, dict[str, bytes]]:

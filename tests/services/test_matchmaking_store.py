@@ -283,6 +283,70 @@ def test_a_stale_pass_claims_no_free_ticket_under_another_lease(
     run(scenario())
 
 
+def test_a_pass_claims_its_tables_at_once_each_all_or_none(make_store: StoreFactory) -> None:
+    """claim_tables claims each table as claim would, in order: a table
+    with a ticket gone (cancelled) or claimed (by an earlier table of the
+    same call too) is refused whole and names those tickets, the others are
+    claimed; under a token that is not the lease's, every table is refused."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        a, b, c, d, e, f = await queue_tickets(store, "abcdef")
+        await store.cancel_ticket(f)
+        stale = await store.acquire_lease(QUEUE, "stalled", 0.2)
+        assert stale is not None
+        await asyncio.sleep(0.3)
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        refused = await store.claim_tables(QUEUE, stale, [[a, b], [e]])
+        assert [(t.ok, sorted(t.refused)) for t in refused] == [(False, [a, b]), (False, [e])]
+        claims = await store.claim_tables(QUEUE, fence, [[a, b], [c, f], [b, d], [e]])
+        assert [(t.ok, t.refused) for t in claims] == [
+            (True, []),
+            (False, [f]),
+            (False, [b]),
+            (True, []),
+        ]
+        loaded = [await store.load_ticket(t) for t in (a, b, c, d, e)]
+        assert [t.claim if t else None for t in loaded] == [fence, fence, 0, 0, fence]
+        assert await store.claim_tables(QUEUE, fence, []) == []
+
+    run(scenario())
+
+
+def test_a_pass_assigns_its_tables_at_once_each_all_or_none(make_store: StoreFactory) -> None:
+    """assign_tables assigns each table as assign would: a table with a
+    ticket not claimed by the fence is assigned not at all, the others are,
+    and leave their clients' open tickets; the same call again (a retry) is
+    done for the tables that were."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        for name in "abcde":
+            await store.create_ticket(ticket(name, client="ipv4:10.0.0.7"), 8)
+        a, b, c, d, e = (f"{QUEUE}.{name}" for name in "abcde")
+        fence = await store.acquire_lease(QUEUE, "one", 5.0)
+        assert fence is not None
+        claims = await store.claim_tables(QUEUE, fence, [[a, b], [c], [d]])
+        assert all(claim.ok for claim in claims)
+        tables = [{a: b"m1", b: b"m1"}, {c: b"m2", e: b"m2"}, {d: b"m3"}]  # e: not claimed
+        assert await store.assign_tables(QUEUE, fence, tables) == [True, False, True]
+        assert await store.assign_tables(QUEUE, fence, tables) == [True, False, True]
+        loaded = [await store.load_ticket(t) for t in (a, b, c, d, e)]
+        assert [(t.status, t.assignment) if t else None for t in loaded] == [
+            (Status.ASSIGNED, b"m1"),
+            (Status.ASSIGNED, b"m1"),
+            (Status.QUEUED, b""),
+            (Status.ASSIGNED, b"m3"),
+            (Status.QUEUED, b""),
+        ]
+        assert [t.ticket_id for t in await store.queued(QUEUE)] == [c, e]
+        assert await store.open_tickets("ipv4:10.0.0.7") == 2
+        assert await store.assign_tables(QUEUE, fence, []) == []
+
+    run(scenario())
+
+
 def test_every_ended_ticket_leaves_the_queue(make_store: StoreFactory) -> None:
     """Assigned, expired and cancelled tickets leave the queue's index of
     queued tickets (on Redis, the sorted set ``{q:<queue>}:queued``), so an
