@@ -54,6 +54,7 @@ from services.errors import (
     Unauthenticated,
 )
 from services.match_service import clocks
+from services.match_service.shared_waits import SharedWaits
 from services.match_service.states import StateCache
 from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
 from services.settings import Settings
@@ -87,6 +88,10 @@ class Matches:
     now_ms: Callable[[], int] = wall_ms
     # Each match's dice seed: its dice at ply p come from random.Random(f"{seed}:{p}").
     dice_seed: Callable[[], int] = lambda: secrets.randbits(64)
+    waits: SharedWaits = field(init=False)  # the watchers' reads of event streams
+
+    def __post_init__(self) -> None:
+        self.waits = SharedWaits(self.coordination)
 
 
 def token_hash(token: str) -> str:
@@ -591,4 +596,4 @@ async def watch(
                 return
         if not batch.events:
             await load(m, match_id)  # NOT_FOUND once a waiting match expired
-        batch = await m.coordination.wait_events(match_id, batch.cursor, poll_seconds)
+        batch = await m.waits.wait_events(match_id, batch.cursor, poll_seconds)
