@@ -6,7 +6,8 @@ Keys, one hash tag per queue so that one script claims or assigns a table:
   (JSON), the ``client`` address that created it, and its changing
   ``status``, ``claim``, ``version``, ``seen`` and ``assignment``;
   ``{q:<queue>}:t:<ticket>:x``: a short stream with one entry
-  ``<version>-1`` per change, which watchers wait on with XREAD BLOCK;
+  ``<version>-1`` per change, which watchers wait on with XREAD BLOCK (one
+  read for many watchers of a queue: ``redis_ticket_waits``);
 - ``{q:<queue>}:queued``: a sorted set of the queued tickets by age;
 - ``{q:<queue>}:lease`` (``holder|fence``, with a TTL) and
   ``{q:<queue>}:fence`` (the fencing counter: see ``LEASE``);
@@ -57,6 +58,7 @@ from services.coordination.redis_client import (
     recreate_group,
     unavailable_on_connection_errors,
 )
+from services.coordination.redis_ticket_waits import TicketWaits
 
 QUEUES = "meeple:queues"
 RESULTS = "{meeple:jobs}:results"
@@ -356,6 +358,7 @@ class RedisMatchmaking:
 
     def _register_matchmaking_scripts(self) -> None:
         self._fixed_cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._ticket_waits = TicketWaits(self.client)
         self._create = self.client.register_script(CREATE)
         self._open = self.client.register_script(OPEN)
         self._lease = self.client.register_script(LEASE)
@@ -439,18 +442,19 @@ class RedisMatchmaking:
         # The change stream's ids are "<version>-1", and each entry carries
         # the new status and assignment: XREAD returns at once if the ticket
         # changed past its version already, with what changed.
+        # The watchers of a queue in this process share their reads
+        # (``TicketWaits``).
         stream = changes_key(ticket.queue, ticket.ticket_id)
-        block = max(1, round(timeout * 1000))
-        answer = await self.client.xread({stream: f"{ticket.version}-1"}, block=block)
-        if not answer:
+        change = await self._ticket_waits.wait(ticket.queue, stream, ticket.version, timeout)
+        if change is None:
             return ticket
-        entry_id, fields = answer[0][1][-1]
+        version, fields = change
         return dataclasses.replace(
             ticket,
             status=Status(int(fields[b"s"])),
             assignment=fields.get(b"a", b""),
             claim=0,
-            version=int(entry_id.split(b"-")[0]),
+            version=version,
         )
 
     @unavailable_on_connection_errors

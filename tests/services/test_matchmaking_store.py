@@ -211,6 +211,50 @@ def test_a_watcher_sees_a_change_at_once(make_store: StoreFactory) -> None:
     assert run(scenario()) < 1.0
 
 
+def test_watchers_of_one_queue_each_see_their_own_ticket_change(
+    make_store: StoreFactory,
+) -> None:
+    """Many waits of one queue at once (on Redis they share reads): a wait
+    that starts while another's is under way sees its change at once, the
+    others go on waiting; a wait on a ticket that changed past the version
+    it knows returns at once; one without a change returns the ticket as it
+    was after its timeout."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        ids = await queue_tickets(store, "abcd")
+        known = [await store.load_ticket(ticket_id) for ticket_id in ids]
+        a, b, c, d = (t for t in known if t is not None)
+        loop = asyncio.get_running_loop()
+        first = asyncio.create_task(store.wait_ticket(a, 5.0))
+        await asyncio.sleep(0.2)  # a's wait is under way
+        began = loop.time()
+        later = [asyncio.create_task(store.wait_ticket(t, 5.0)) for t in (b, c)]
+        await asyncio.sleep(0.05)
+        await store.cancel_ticket(b.ticket_id)
+        changed = await later[0]
+        assert loop.time() - began < 1.0
+        assert changed is not None
+        assert (changed.status, changed.version) == (Status.CANCELLED, b.version + 1)
+        assert not first.done()
+        assert not later[1].done()
+        await store.cancel_ticket(a.ticket_id)
+        assert ((await first) or a).status is Status.CANCELLED
+        at_once = await store.wait_ticket(b, 5.0)  # b knows an older version
+        assert at_once is not None
+        assert at_once.status is Status.CANCELLED
+        assert loop.time() - began < 2.0
+        began = loop.time()
+        unchanged = await store.wait_ticket(d, 0.3)
+        assert unchanged is not None
+        assert (unchanged.status, unchanged.version) == (Status.QUEUED, d.version)
+        assert 0.25 <= loop.time() - began < 1.0
+        await store.cancel_ticket(c.ticket_id)
+        assert ((await later[1]) or c).status is Status.CANCELLED
+
+    run(scenario())
+
+
 def test_a_match_is_rated_once(make_store: StoreFactory) -> None:
     async def scenario() -> None:
         store = await make_store()
