@@ -126,6 +126,30 @@ def unavailable_on_connection_errors(
     return wrapper
 
 
+class StreamReadKeys:
+    """A Cluster client's command parser that reads the keys of XREAD and
+    XREADGROUP from the command itself (the names after STREAMS, the first
+    half of what follows), and leaves every other command to redis-py's.
+    redis-py asks a node for those two (COMMAND GETKEYS: their keys are
+    "movable"), a round trip before every stream read, always to one node."""
+
+    READS = ("XREAD", "XREADGROUP")
+
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.parser, name)
+
+    async def get_keys(self, *args: Any) -> Any:
+        words = [word.decode() if isinstance(word, bytes) else str(word) for word in args]
+        if words and words[0].upper() in self.READS:
+            at = next(i for i, word in enumerate(words) if word.upper() == "STREAMS")
+            names = args[at + 1 :]
+            return tuple(names[: len(names) // 2])
+        return await self.parser.get_keys(*args)
+
+
 def connect(url: str, max_connections: int = 1000) -> Any:
     """A client for ``url``: ``redis://host:port/db`` (or ``rediss://``) for
     one server, ``redis+cluster://host:port`` for a Cluster (any node)."""
@@ -140,7 +164,9 @@ def connect(url: str, max_connections: int = 1000) -> Any:
     }
     if parts.scheme in CLUSTER_SCHEMES:
         plain = urlunsplit(parts._replace(scheme=CLUSTER_SCHEMES[parts.scheme]))
-        return RedisCluster.from_url(plain, **options)
+        cluster = RedisCluster.from_url(plain, **options)
+        cluster.commands_parser = StreamReadKeys(cluster.commands_parser)  # type: ignore[assignment]
+        return cluster
     if parts.scheme not in ("redis", "rediss", "unix"):
         raise ValueError(
             f"a Redis URL is redis://, rediss://, unix:// or redis+cluster://, got {url!r}"
