@@ -33,7 +33,6 @@ the rater makes its group again.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import time
@@ -41,7 +40,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from services.coordination.matchmaking import (
     Applied,
@@ -394,10 +393,21 @@ class RedisMatchmaking:
         }
         flat = [value for pair in fields.items() for value in pair]
         keys = [key, queued_key(ticket.queue)]
-        created, _ = await asyncio.gather(
-            self._create(keys=keys, args=[ticket.ticket_id, ticket.created_ms, *flat]),
-            self.client.sadd(QUEUES, ticket.queue),
-        )
+        args = [ticket.ticket_id, ticket.created_ms, *flat]
+        # One round trip: the script by its digest beside the SADD (a
+        # Script in a pipeline would ask whether it is loaded first); a
+        # Redis that lost its scripts (restarted) is given it again.
+        async with self.client.pipeline(transaction=False) as pipe:
+            # (execute_command: a Cluster's pipeline blocks its evalsha method)
+            pipe.execute_command("EVALSHA", self._create.sha, len(keys), *keys, *args)
+            pipe.sadd(QUEUES, ticket.queue)
+            created, added = await pipe.execute(raise_on_error=False)
+        if isinstance(added, Exception):
+            raise added
+        if isinstance(created, NoScriptError):
+            created = await self._create(keys=keys, args=args)
+        elif isinstance(created, Exception):
+            raise created
         if not created:
             # A retry: counted once while the ticket is open, not at all once it ended.
             if ticket.client and await self.client.hget(key, "status") != b"1":

@@ -103,6 +103,23 @@ def test_tickets_are_queued_oldest_first(make_store: StoreFactory) -> None:
     run(scenario())
 
 
+def test_tickets_are_created_after_the_store_lost_its_scripts(make_store: StoreFactory) -> None:
+    """A Redis restarted forgets the scripts loaded in it: creating a ticket
+    (whose script runs by its digest) loads it again, once refused."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        await store.create_ticket(ticket("a"))
+        if isinstance(store, RedisCoordination):
+            await store.client.script_flush()
+        await store.create_ticket(ticket("b"))
+        with pytest.raises(TicketExists):
+            await store.create_ticket(ticket("b"))
+        assert [t.ticket_id for t in await store.queued(QUEUE)] == [f"{QUEUE}.a", f"{QUEUE}.b"]
+
+    run(scenario())
+
+
 def test_a_claimed_ticket_is_assigned_once(make_store: StoreFactory) -> None:
     async def scenario() -> None:
         store = await make_store()
