@@ -173,9 +173,10 @@ class Coordination(Protocol):
         result even without ``result`` (the caller's copy may predate
         ``mark_rated``). ``settles`` is the receipt of a delivered job of
         this match that the change plays: it is acknowledged in the same
-        step (not if the write is not stored). The same write again, once stored, is True and changes
-        nothing: a retry whose first answer was lost must not read as a lost
-        race (its caller would drop the job the write queued)."""
+        step (not if the write is not stored). The same write again, once
+        stored, is True and changes nothing: a retry whose first answer was
+        lost must not read as a lost race (its caller would drop the job the
+        write queued)."""
         ...
 
     async def delete(self, match_id: str) -> None:

@@ -11,11 +11,11 @@ job acknowledges it in the same script (``compare_and_set(settles=...)``).
   stream; several answers at once wait in this process for its next pulls
   (they count as held: their leases run).
 - On a Cluster a multi-key read must stay in one slot, so a pull scans the
-  shards without blocking (one command per shard, concurrently), and when
-  none has a job, blocks on one shard (the next in turn) for a slice; the
-  scan runs again at once while it finds jobs, else every
-  ``CLUSTER_SCAN_SECONDS``. An idle Cluster's job therefore waits up to
-  that long.
+  shards without blocking (one command per shard, in one pipeline: a round
+  trip per master), and when none has a job, blocks on one shard (the next
+  in turn) for a slice; the scan runs again at once while it finds jobs,
+  else every ``CLUSTER_SCAN_SECONDS``. An idle Cluster's job therefore
+  waits up to that long.
 
 A few times a second, one pull of the process sweeps every shard with one
 script each: due retries rejoin the stream, and one job whose lease lapsed
@@ -65,6 +65,7 @@ KEEP_DEAD_LETTERS = 100  # per shard
 PULL_SLICE_SECONDS = 0.1  # the sweep runs this often, and a blocking read lasts at most this
 ORPHAN_CHECK_SECONDS = 2.0
 CLUSTER_SCAN_SECONDS = 0.05
+SCAN_COUNT = 4  # jobs a Cluster scan takes from a shard at most
 RELEASE_AT_ONCE = 100
 
 # Sweeps a shard: KEYS delayed, stream; ARGV now (ms), how many retries at
@@ -187,6 +188,7 @@ class RedisJobs:
         self._next_sweep = 0.0
         self._next_scan = 0.0
         self._scan_found = False
+        self._scanning = asyncio.Lock()
         self._rotation = itertools.cycle(range(SHARDS))
 
     async def _create_job_groups(self) -> bool:
@@ -282,18 +284,21 @@ class RedisJobs:
 
     async def _read_cluster(self, block: float) -> None:
         """Scans every shard without blocking (again at once while it finds
-        jobs, else every CLUSTER_SCAN_SECONDS), then blocks on the next
-        shard in turn."""
+        jobs, else every CLUSTER_SCAN_SECONDS; one scan at a time, in one
+        pipeline, each master's commands in one round trip, up to
+        SCAN_COUNT jobs a shard), then blocks on the next shard in turn."""
+        if self._scanning.locked():  # another task's scan fills the buffer
+            async with self._scanning:
+                return
         now = time.monotonic()
         if self._scan_found or now >= self._next_scan:
-            self._next_scan = now + CLUSTER_SCAN_SECONDS
-            answers = await asyncio.gather(
-                *(
-                    self.client.xreadgroup(GROUP, self.consumer, {stream: ">"}, count=1)
-                    for stream in JOB_STREAMS
-                )
-            )
-            self._scan_found = sum(self._take_new(answer) for answer in answers) > 0
+            async with self._scanning:
+                self._next_scan = now + CLUSTER_SCAN_SECONDS
+                async with self.client.pipeline() as pipe:
+                    for stream in JOB_STREAMS:
+                        pipe.xreadgroup(GROUP, self.consumer, {stream: ">"}, count=SCAN_COUNT)
+                    answers = await pipe.execute()
+                self._scan_found = sum(self._take_new(answer) for answer in answers) > 0
             if self._scan_found:
                 return
         await self._read([JOB_STREAMS[next(self._rotation)]], min(block, CLUSTER_SCAN_SECONDS))
