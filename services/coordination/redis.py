@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from meeple.v1 import match_service_pb2 as ms
+from redis.exceptions import NoScriptError
 
 from services.coordination.base import (
     JOB_LEASE_SECONDS,
@@ -261,12 +262,21 @@ class RedisCoordination(RedisJobs, RedisMatchmaking):
                 pipe.xadd(RESULTS, {"m": data.match_id, "v": data.version})
             if data.deadline_ms:
                 pipe.zadd(DEADLINES, {data.match_id: data.deadline_ms}, lt=True)
-            if not self.cluster:
-                await self._commit(keys=keys, args=arguments, client=pipe)
-            answers = await pipe.execute()
-        if self.cluster:
-            answers.append(await self._commit(keys=keys, args=arguments))
-        return answers[-1], answers[0] if result else None
+            if self.cluster:  # the commit is on its own master, after them
+                answers = await pipe.execute()
+                return await self._commit(keys=keys, args=arguments), answers[0] if result else None
+            # By its digest: a pipeline holding a Script asks SCRIPT EXISTS first.
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *arguments)
+            answers = await pipe.execute(raise_on_error=False)
+        for answer in answers[:-1]:
+            if isinstance(answer, Exception):
+                raise answer
+        committed = answers[-1]
+        if isinstance(committed, NoScriptError):  # Redis lost its scripts: the commit loads it
+            committed = await self._commit(keys=keys, args=arguments)
+        elif isinstance(committed, Exception):
+            raise committed
+        return committed, answers[0] if result else None
 
     @unavailable_on_connection_errors
     async def load(self, match_id: str) -> MatchData | None:

@@ -124,11 +124,10 @@ async def play_fallback(m: Matches, job: BotJob, attempts: int = 0, reason: str 
 
 
 async def keep_held(coordination: Coordination, receipt: str) -> None:
-    """Renews a delivery's lease until cancelled, or until it is no longer
-    this runner's to renew."""
+    """Renews a delivery's lease now and every quarter of the lease until
+    cancelled, or until it is no longer this runner's to renew."""
     every = coordination.job_lease / RENEWALS_PER_LEASE
     while True:
-        await asyncio.sleep(every)
         try:
             if not await coordination.extend_job(receipt):
                 return  # settled, delivered again, or held the whole visibility timeout
@@ -137,18 +136,28 @@ async def keep_held(coordination: Coordination, receipt: str) -> None:
         except Exception:
             log.exception("renewing the lease of bot job %s failed", receipt)
             return
+        await asyncio.sleep(every)
 
 
 async def handle(m: Matches, pool: AIPool, delivery: Delivery) -> None:
     """Plays a delivered job and settles it: acknowledged once played or
     stale, retried after a failure, dead-lettered after the last attempt;
-    its lease renewed meanwhile."""
-    holding = asyncio.create_task(keep_held(m.coordination, delivery.receipt))
+    its lease renewed meanwhile. A turn over within a quarter of the lease
+    (most are) starts no renewing task at all."""
+    renewing: list[asyncio.Task[None]] = []
+
+    def renew() -> None:
+        renewing.append(asyncio.ensure_future(keep_held(m.coordination, delivery.receipt)))
+
+    every = m.coordination.job_lease / RENEWALS_PER_LEASE
+    timer = asyncio.get_running_loop().call_later(every, renew)
     try:
         await play_and_settle(m, pool, delivery)
     finally:
-        holding.cancel()
-        await asyncio.wait([holding])
+        timer.cancel()
+        for task in renewing:
+            task.cancel()
+            await asyncio.wait([task])
 
 
 async def play_and_settle(m: Matches, pool: AIPool, delivery: Delivery) -> None:

@@ -496,8 +496,9 @@ async def submit_action(
     settles: str | None = None,
 ) -> ms.SubmitActionResponse:
     """Plays actions of the token's seat (or, with ``seat``, of a bot seat:
-    its runner may give the record it has, ``data``, and the delivery the
-    move plays, ``settles``, acknowledged with the move)."""
+    its runner may hand over the record it has, ``data``, changed in place,
+    and the delivery the move plays, ``settles``, acknowledged with the
+    move; a bot's answer holds only the actions applied, not the match)."""
     human = seat is None
     if not actions:
         raise BadRequest("actions: give at least one action")
@@ -534,10 +535,9 @@ async def submit_action(
         change.played(step.before, step.action, seat, following)
     clocks.charge(data, change.now_ms, turn_over=after.current_player() != seat)
     settle(m, change, after)
-    response = ms.SubmitActionResponse(
-        match=match_message(data, after), applied=[step.info for step in steps]
-    )
+    response = ms.SubmitActionResponse(applied=[step.info for step in steps])
     if human:  # a client may retry; a bot's runner never does (a stale result is dropped)
+        response.match.CopyFrom(match_message(data, after))
         data.submissions[expected_ply] = (key, response.SerializeToString())
         for old in [ply for ply in data.submissions if ply < expected_ply - KEEP_SUBMISSIONS]:
             del data.submissions[old]  # a retry comes soon after its submission

@@ -530,3 +530,28 @@ def test_matches_and_their_jobs_spread_over_the_shards(redis_cluster: Any) -> No
         await store.close()
 
     run(scenario())
+
+
+def test_a_write_with_a_deadline_commits_once_after_the_store_lost_its_scripts(
+    make_store: StoreFactory,
+) -> None:
+    """A Redis restarted forgets its scripts: a change with a clock deadline
+    (its deadline goes ahead of the commit, in one pipeline, the commit by
+    its digest) loads the script again and is stored once, due on time."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        created = record(status=ms.MATCH_STATUS_PLAYING, deadline_ms=1_000)
+        await store.create(created, [Event(0, b"a")], None)
+        if isinstance(store, RedisCoordination):
+            await store.client.script_flush()
+        changed = dataclasses.replace(created, version=1, deadline_ms=2_000)
+        assert await store.compare_and_set(changed, 0, [Event(1, b"b")], None)
+        assert await store.compare_and_set(changed, 0, [Event(1, b"b")], None)  # the same again
+        assert await store.load("m1") == changed
+        events = (await store.read_events("m1", 0)).events
+        assert [event.payload for event in events] == [b"a", b"b"]
+        assert await store.due_matches(1_500, 10) == []
+        assert await store.due_matches(2_000, 10) == ["m1"]
+
+    run(scenario())
