@@ -29,7 +29,7 @@ timeout after the delivery.
 
 A Redis that comes back empty has lost the consumer groups with everything
 else: a read that finds a group gone (NOGROUP) makes every shard's again,
-and one warning says so.
+and one warning from each process that made some says so.
 """
 
 from __future__ import annotations
@@ -189,28 +189,34 @@ class RedisJobs:
         self._next_scan = 0.0
         self._scan_found = False
         self._scanning = asyncio.Lock()
+        self._making_groups = asyncio.Lock()
         self._rotation = itertools.cycle(range(SHARDS))
 
-    async def _create_job_groups(self) -> bool:
-        """Creates every shard's consumer group that is missing; whether one was."""
-        made = [await create_group(self.client, stream, GROUP) for stream in JOB_STREAMS]
-        return any(made)
+    async def _create_job_groups(self) -> int:
+        """Creates every shard's consumer group that is missing (one task of
+        the process at a time); how many were."""
+        async with self._making_groups:
+            made = [await create_group(self.client, stream, GROUP) for stream in JOB_STREAMS]
+        return sum(made)
 
     async def _restore_groups(self, error: ResponseError) -> None:
         """After ``error`` from a job command: the groups made again if one
         was gone (``error`` raised again otherwise), with one warning from
-        the process that made them. They read from their streams' start, so
-        the jobs written since Redis came back empty are delivered."""
+        each process that made some (XGROUP CREATE makes each in one
+        process only). They read from their streams' start, so the jobs
+        written since Redis came back empty are delivered."""
         if not group_gone(error):
             raise error
-        if await self._create_job_groups():
+        made = await self._create_job_groups()
+        if made:
+            fields = {"streams": list(JOB_STREAMS), "group": GROUP, "answer": str(error)}
             log.warning(
-                "recreated the consumer group %s of the job streams: it was gone "
+                "recreated the consumer group %s of %d of the %d job streams: it was gone "
                 "(Redis came back empty?)",
                 GROUP,
-                extra={
-                    "fields": {"streams": list(JOB_STREAMS), "group": GROUP, "answer": str(error)}
-                },
+                made,
+                SHARDS,
+                extra={"fields": fields},
             )
 
     async def _each(self, calls: Sequence[Callable[[Any], Awaitable[Any]]]) -> list[Any]:
