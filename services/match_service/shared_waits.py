@@ -6,8 +6,17 @@ BLOCK per match and process, not one per watcher)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from services.coordination import Coordination, EventBatch
+
+
+@dataclass
+class Read:
+    """A read of the store in flight, and how many wait on it."""
+
+    task: asyncio.Task[EventBatch]
+    waiting: int = 0
 
 
 class SharedWaits:
@@ -15,25 +24,35 @@ class SharedWaits:
 
     def __init__(self, coordination: Coordination) -> None:
         self.coordination = coordination
-        self._reads: dict[tuple[str, str], asyncio.Future[EventBatch]] = {}
+        self._reads: dict[tuple[str, str], Read] = {}
 
     async def wait_events(self, match_id: str, cursor: str, timeout: float) -> EventBatch:
         """The store's ``wait_events``, joining a read from the same cursor
         already in flight (its timeout is the first caller's). A caller
-        cancelled meanwhile leaves the read to the others."""
+        cancelled meanwhile leaves the read to the others; the last one
+        cancels it."""
         key = (match_id, cursor)
         read = self._reads.get(key)
-        if read is None:
-            read = asyncio.ensure_future(self.coordination.wait_events(match_id, cursor, timeout))
-            self._reads[key] = read
-            read.add_done_callback(lambda done: self._forget(key, done))
-        return await asyncio.shield(read)
+        if read is None or read.task.cancelled():  # (cancelled: its callback is yet to run)
+            task = asyncio.ensure_future(self.coordination.wait_events(match_id, cursor, timeout))
+            read = self._reads[key] = Read(task)
+            task.add_done_callback(lambda done: self._forget(key, done))
+        read.waiting += 1
+        try:
+            return await asyncio.shield(read.task)
+        except asyncio.CancelledError:
+            if read.waiting == 1:
+                read.task.cancel()
+            raise
+        finally:
+            read.waiting -= 1
 
-    def _forget(self, key: tuple[str, str], read: asyncio.Future[EventBatch]) -> None:
-        if self._reads.get(key) is read:
+    def _forget(self, key: tuple[str, str], task: asyncio.Task[EventBatch]) -> None:
+        read = self._reads.get(key)
+        if read is not None and read.task is task:
             del self._reads[key]
-        if not read.cancelled():
-            read.exception()  # retrieved: a failure nobody awaits any more is not logged as lost
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure nobody awaits any more is not logged as lost
 
     def __len__(self) -> int:
         """The reads in flight."""

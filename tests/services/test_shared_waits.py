@@ -67,3 +67,27 @@ def test_a_failed_read_fails_each_of_its_watchers() -> None:
         assert len(waits) == 0
 
     asyncio.run(scenario())
+
+
+def test_the_last_watcher_to_go_cancels_the_read(make_store: StoreFactory) -> None:  # noqa: F811
+    """Nothing is left running when every watcher of a read went (a
+    shutdown): the read is cancelled with the last of them."""
+
+    async def scenario() -> None:
+        store = await make_store()
+        await store.create(record(), [], None)
+        waits = SharedWaits(store)
+        watchers = [asyncio.create_task(waits.wait_events("m1", "0", 30.0)) for _ in range(3)]
+        await asyncio.sleep(0.05)
+        (read,) = waits._reads.values()
+        for watcher in watchers[:2]:
+            watcher.cancel()
+        await asyncio.sleep(0.01)
+        assert not read.task.done()  # one watcher still waits on it
+        watchers[2].cancel()
+        await asyncio.wait(watchers)
+        await asyncio.sleep(0.01)
+        assert read.task.cancelled()
+        assert len(waits) == 0
+
+    asyncio.run(scenario())
