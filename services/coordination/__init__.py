@@ -3,9 +3,10 @@
 One small interface (``base.Coordination``): match records with
 compare-and-set on their version, an append-only event stream per match
 and a job queue for bot turns with acknowledgement, retries and dead
-letters; every write of a match (record, events, job) is one atomic step.
-``memory`` implements it in one process; a Redis implementation can follow
-without touching the servicers.
+letters; every write of a match (record, events, the job it queues and
+the one it settles) is one atomic step. ``memory`` implements it in one
+process, ``redis`` on Redis or a Redis Cluster (``shards``: where a
+match's keys and its bot jobs live).
 """
 
 from services.coordination.base import (
