@@ -22,10 +22,10 @@ One script commits a change: it compare-and-sets the record, appends its
 events, sets their expiry, acknowledges the job the change plays and
 queues the one it makes due (with the record, so the worker that pulls it
 reads nothing more), all in the match's slot. A clock deadline and a rated
-match's result live in other slots: they are written *ahead* of the
-commit (in the same pipeline on one server, which runs it in order; just
-before it on a Cluster), so a change never commits without them; a result
-whose change lost its race is found stale by the rater, and a deadline
+match's result live in other slots: on one server the same script writes
+them; on a Cluster they are written *ahead* of the commit, so a change
+never commits without them (a result whose change lost its race is
+deleted again, or found stale by the rater after a crash). A deadline
 entry that no longer holds is corrected by ``due_matches``.
 
 Connection errors retry with exponential backoff and jitter; once the
@@ -44,7 +44,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from meeple.v1 import match_service_pb2 as ms
-from redis.exceptions import NoScriptError
 
 from services.coordination.base import (
     JOB_LEASE_SECONDS,
@@ -70,18 +69,23 @@ PLAYING = str(ms.MATCH_STATUS_PLAYING)
 BEFORE_ANY_SEQUENCE = 2**64 - 1  # "<ply>-<this>" sorts before every id of ply + 1
 __all__ = ["GROUP", "RedisCoordination", "data_key", "events_key"]
 
-# Commits a change: KEYS data, events, the shard's job stream; ARGV
+# Commits a change: KEYS data, events, the shard's job stream, and on one
+# server (not a Cluster: other slots) the deadlines and the results; ARGV
 # 1 expected version ("new" for a new match), 2 new version, 3 record,
 # 4 expiry (ms, 0 for none), 5 status, 6 the entry id of the job the change
-# plays ("" for none), 7 "1" if the change finishes the match with no
-# result queued ahead, 8 how many fields the job it queues has (0: none),
-# then those fields and values, then each event's ply and payload.
+# plays ("" for none), 7 "result" (its result is queued for the ratings:
+# ahead on a Cluster, by the script on one server), "end" (it finishes the
+# match, whose copy the caller has is not rated) or "", 8 its clock
+# deadline (ms, 0 for none), 9 the
+# match id, 10 how many fields the job it queues has (0: none), then those
+# fields and values, then each event's ply and payload.
 # Returns the status it replaced ("" for a new match); nil when the version
-# did not match; "rated" (and changes nothing) when the change finishes a
-# match marked rated without its result queued (the caller's copy predates
-# the mark: it writes the result ahead and commits again). The same write
-# again (a retry whose first answer was lost with its connection) finds
-# itself stored and returns its own status, changing nothing.
+# did not match. On a Cluster, "rated" (and nothing changes) when the
+# change ends a match marked rated with no result queued (the caller's copy
+# predates the mark: it writes the result ahead and commits again); on one
+# server the script queues that result itself. The same write again (a
+# retry whose first answer was lost with its connection) finds itself
+# stored and returns its own status, changing nothing.
 COMMIT = """
 local current = redis.call('HMGET', KEYS[1], 'version', 'status', 'rated')
 if current[1] == ARGV[2] and redis.call('HGET', KEYS[1], 'record') == ARGV[3] then
@@ -92,10 +96,12 @@ if ARGV[1] == 'new' then
 elseif current[1] ~= ARGV[1] then
   return false
 end
-if ARGV[7] == '1' and current[3] == '1' and current[2] ~= ARGV[5] then return 'rated' end
+local marked_end = ARGV[7] == 'end' and current[2] ~= ARGV[5] and current[3] == '1'
+local one_server = #KEYS == 5
+if marked_end and not one_server then return 'rated' end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3], 'status', ARGV[5])
-local fields = tonumber(ARGV[8])
-local first_event = 9 + 2 * fields
+local fields = tonumber(ARGV[10])
+local first_event = 11 + 2 * fields
 for i = first_event, #ARGV, 2 do
   redis.call('XADD', KEYS[2], (tonumber(ARGV[i]) + 1) .. '-*', 'e', ARGV[i + 1])
 end
@@ -112,12 +118,18 @@ if ARGV[6] ~= '' then
   redis.call('XDEL', KEYS[3], ARGV[6])
 end
 if fields > 0 then
-  local job = {unpack(ARGV, 9, first_event - 1)}
+  local job = {unpack(ARGV, 11, first_event - 1)}
   table.insert(job, 'record')
   table.insert(job, ARGV[3])
   table.insert(job, 'rated')
   table.insert(job, current[3] or '0')
   redis.call('XADD', KEYS[3], '*', unpack(job))
+end
+if one_server then
+  if tonumber(ARGV[8]) > 0 then redis.call('ZADD', KEYS[4], 'LT', ARGV[8], ARGV[9]) end
+  if ARGV[7] == 'result' or marked_end then
+    redis.call('XADD', KEYS[5], '*', 'm', ARGV[9], 'v', ARGV[2])
+  end
 end
 return current[2] or ''
 """
@@ -221,10 +233,13 @@ class RedisCoordination(RedisJobs, RedisMatchmaking):
         status = str(data.status)
         fields = dump_job(job) | {"attempts": "0"} if job is not None else {}
         keys = [data_key(match_id), events_key(match_id), jobs_key(shard_of(match_id))]
+        if not self.cluster:
+            keys += [DEADLINES, RESULTS]
+        finished = data.status == ms.MATCH_STATUS_FINISHED
         while True:
             arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms]
-            unrated_end = data.status == ms.MATCH_STATUS_FINISHED and not result
-            arguments += [status, entry, "1" if unrated_end else "0", len(fields)]
+            end = "result" if result else "end" if finished else ""
+            arguments += [status, entry, end, data.deadline_ms, match_id, len(fields)]
             for name, value in fields.items():
                 arguments += [name, value]
             for event in events:
@@ -248,35 +263,22 @@ class RedisCoordination(RedisJobs, RedisMatchmaking):
     async def _commit_with(
         self, data: MatchData, result: bool, keys: list[str], arguments: list[Any]
     ) -> tuple[Any, bytes | None]:
-        """The commit script's answer, run after the writes that go ahead of
-        it: the result of a rated match it finishes, and a clock deadline
-        (which only ever moves earlier here, so a change that loses its race
-        cannot hide the real one; due_matches corrects entries that are
-        early); and the result's stream id (None: no result). On one server
-        they share the commit's pipeline (one round trip, run in order); on
-        a Cluster they are on other masters, so they complete first."""
-        if not result and not data.deadline_ms:
+        """The commit script's answer, and the stream id of a result written
+        ahead of it (None: none). On one server the script writes the
+        deadline and the result itself. On a Cluster they live on other
+        masters, so they are written just before it: the result of a rated
+        match it finishes, and a clock deadline (which only ever moves
+        earlier here, so a change that loses its race cannot hide the real
+        one; due_matches corrects entries that are early)."""
+        if not self.cluster or (not result and not data.deadline_ms):
             return await self._commit(keys=keys, args=arguments), None
         async with self.client.pipeline(transaction=False) as pipe:
             if result:
                 pipe.xadd(RESULTS, {"m": data.match_id, "v": data.version})
             if data.deadline_ms:
                 pipe.zadd(DEADLINES, {data.match_id: data.deadline_ms}, lt=True)
-            if self.cluster:  # the commit is on its own master, after them
-                answers = await pipe.execute()
-                return await self._commit(keys=keys, args=arguments), answers[0] if result else None
-            # By its digest: a pipeline holding a Script asks SCRIPT EXISTS first.
-            pipe.evalsha(self._commit.sha, len(keys), *keys, *arguments)
-            answers = await pipe.execute(raise_on_error=False)
-        for answer in answers[:-1]:
-            if isinstance(answer, Exception):
-                raise answer
-        committed = answers[-1]
-        if isinstance(committed, NoScriptError):  # Redis lost its scripts: the commit loads it
-            committed = await self._commit(keys=keys, args=arguments)
-        elif isinstance(committed, Exception):
-            raise committed
-        return committed, answers[0] if result else None
+            answers = await pipe.execute()
+        return await self._commit(keys=keys, args=arguments), answers[0] if result else None
 
     @unavailable_on_connection_errors
     async def load(self, match_id: str) -> MatchData | None:
