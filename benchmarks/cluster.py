@@ -76,7 +76,7 @@ TABLE = 4  # tickets per queue are a multiple of every table size
 
 # --- the key layout, read from the code -------------------------------------------
 
-MODULES = ("shards", "redis", "redis_jobs", "redis_matchmaking")
+MODULES = ("shards", "redis", "redis_jobs", "redis_matchmaking", "redis_ratings")
 
 
 def modules() -> list[ModuleType]:

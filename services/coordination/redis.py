@@ -60,7 +60,8 @@ from services.coordination.redis_client import (
     unavailable_on_connection_errors,
 )
 from services.coordination.redis_jobs import GROUP, RedisJobs, split_receipt
-from services.coordination.redis_matchmaking import RESULTS, RedisMatchmaking
+from services.coordination.redis_matchmaking import RedisMatchmaking
+from services.coordination.redis_ratings import RESULTS, RedisRatings
 from services.coordination.shards import data_key, events_key, jobs_key, shard_of
 
 DEADLINES = "meeple:deadlines"
@@ -146,7 +147,7 @@ def event_cursor(ply: int) -> str:
     return f"{ply}-{BEFORE_ANY_SEQUENCE}"
 
 
-class RedisCoordination(RedisJobs, RedisMatchmaking):
+class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings):
     """The coordination interface and the matchmaking store on Redis
     (``await store.start()`` first)."""
 
@@ -168,6 +169,7 @@ class RedisCoordination(RedisJobs, RedisMatchmaking):
         self._mark_rated = self.client.register_script(MARK_RATED)
         self._register_job_scripts()
         self._register_matchmaking_scripts()
+        self._register_rating_scripts()
 
     @unavailable_on_connection_errors
     async def start(self) -> None:

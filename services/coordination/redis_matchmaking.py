@@ -16,56 +16,41 @@ Keys, one hash tag per queue so that one script claims or assigns a table:
   end of their max_wait (see ``OPEN``);
 - ``meeple:ticket-secret``: the secret ticket tokens derive from when the
   replicas are configured with none (the first replica's, ``SET NX``);
-- ``{r:<game>}:ratings`` (a hash of JSON ratings), ``{r:<game>}:board``
-  (a sorted set by ordinal) and ``{r:<game>}:rated:<match>`` (a marker, so
-  a match is rated once);
-- ``{meeple:jobs}:results``: a stream of finished rated matches with the
-  consumer group ``raters``.
+- ratings, the leaderboard and finished rated matches: ``redis_ratings``.
 
 An ended ticket stays readable for ``TERMINAL_TICKET_MS``.
 
 A Redis that comes back empty (restarted without persistence) has lost the
-tickets, the leases and the fencing counters, and the results stream's
-group: the next pass takes the lease with a token above every one issued
-before, a watch of a lost ticket ends (its heartbeat finds it gone), and
-the rater makes its group again.
+tickets, the leases and the fencing counters: the next pass takes the
+lease with a token above every one issued before, and a watch of a lost
+ticket ends (its heartbeat finds it gone).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 
 from services.coordination.matchmaking import (
-    Applied,
     Claim,
-    PlayerRating,
-    ResultJob,
     Status,
     TicketExists,
     TicketRecord,
     TooManyTickets,
 )
 from services.coordination.redis_client import (
-    create_group,
-    recreate_group,
     unavailable_on_connection_errors,
 )
 from services.coordination.redis_ticket_waits import TicketWaits
 
 QUEUES = "meeple:queues"
-RESULTS = "{meeple:jobs}:results"
-RATERS = "raters"
 TERMINAL_TICKET_MS = 600_000
-RATED_MARKER_SECONDS = 30 * 24 * 3600
 FIXED_CACHE = 50_000  # tickets whose fixed fields a process keeps decoded
-RESULT_SLICE_SECONDS = 0.25
 TICKET_SECRET = "meeple:ticket-secret"
 
 # The fields of a ticket that never change, kept as one JSON value.
@@ -264,25 +249,6 @@ redis.call('HSET', KEYS[1], 'seen', ARGV[1])
 return 1
 """
 
-# KEYS: ratings, board, marker; ARGV: n, marker TTL, then n times: player,
-# expected version, new rating (JSON), ordinal.
-APPLY = """
-if redis.call('EXISTS', KEYS[3]) == 1 then return 'already' end
-local n = tonumber(ARGV[1])
-for i = 0, n - 1 do
-  local current = redis.call('HGET', KEYS[1], ARGV[3 + 4 * i])
-  local version = 0
-  if current then version = cjson.decode(current)['version'] end
-  if version ~= tonumber(ARGV[4 + 4 * i]) then return 'conflict' end
-end
-for i = 0, n - 1 do
-  redis.call('HSET', KEYS[1], ARGV[3 + 4 * i], ARGV[5 + 4 * i])
-  redis.call('ZADD', KEYS[2], ARGV[6 + 4 * i], ARGV[3 + 4 * i])
-end
-redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
-return 'applied'
-"""
-
 
 def ticket_key(queue: str, ticket_id: str) -> str:
     return f"{{q:{queue}}}:t:{ticket_id}"
@@ -339,13 +305,6 @@ def _freed(named: list[Any]) -> dict[str, list[str]]:
     return freed
 
 
-def _rating(player_id: str, raw: bytes) -> PlayerRating:
-    fields = json.loads(raw)
-    return PlayerRating(
-        player_id, fields["mu"], fields["sigma"], fields["matches"], fields["version"]
-    )
-
-
 class RedisMatchmaking:
     """Mixed into RedisCoordination, which sets the client, its consumer name
     and the visibility timeout."""
@@ -366,10 +325,6 @@ class RedisMatchmaking:
         self._end = self.client.register_script(END)
         self._cancel = self.client.register_script(CANCEL)
         self._heartbeat = self.client.register_script(HEARTBEAT)
-        self._apply = self.client.register_script(APPLY)
-
-    async def _create_results_group(self) -> None:
-        await create_group(self.client, RESULTS, RATERS)
 
     # --- tickets -----------------------------------------------------------------
 
@@ -585,74 +540,3 @@ class RedisMatchmaking:
         if ticket_ids:
             blank = [b""] * len(ticket_ids)
             await self._end_tickets(queue, [ticket_ids], Status.EXPIRED, 0, blank)
-
-    # --- ratings -------------------------------------------------------------------
-
-    @unavailable_on_connection_errors
-    async def ratings(self, game: str, player_ids: list[str]) -> dict[str, PlayerRating]:
-        if not player_ids:
-            return {}
-        raws = await self.client.hmget(f"{{r:{game}}}:ratings", player_ids)
-        return {p: _rating(p, raw) for p, raw in zip(player_ids, raws, strict=True) if raw}
-
-    @unavailable_on_connection_errors
-    async def apply_ratings(
-        self, game: str, match_id: str, before: dict[str, int], after: list[PlayerRating]
-    ) -> Applied:
-        keys = [f"{{r:{game}}}:ratings", f"{{r:{game}}}:board", f"{{r:{game}}}:rated:{match_id}"]
-        args: list[Any] = [len(after), RATED_MARKER_SECONDS]
-        for rating in after:
-            fields = {
-                "mu": rating.mu,
-                "sigma": rating.sigma,
-                "matches": rating.matches,
-                "version": rating.version,
-            }
-            args += [rating.player_id, before[rating.player_id], json.dumps(fields), rating.ordinal]
-        answer = await self._apply(keys=keys, args=args)
-        return Applied(answer.decode() if isinstance(answer, bytes) else answer)
-
-    @unavailable_on_connection_errors
-    async def leaderboard(self, game: str, offset: int, limit: int) -> list[PlayerRating]:
-        ids = await self.client.zrevrange(f"{{r:{game}}}:board", offset, offset + limit - 1)
-        players = [raw.decode() for raw in ids]
-        stored = await self.ratings(game, players)
-        return [stored[p] for p in players if p in stored]
-
-    # --- finished rated matches ------------------------------------------------------------
-
-    @unavailable_on_connection_errors
-    async def pull_result(self, timeout: float) -> ResultJob | None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                job = await self._pull_result_once(min(timeout, RESULT_SLICE_SECONDS))
-            except ResponseError as error:  # the group is gone: made again, pulled next time
-                await recreate_group(self.client, RESULTS, RATERS, error)
-                job = None
-            timeout = deadline - time.monotonic()
-            if job is not None or timeout <= 0:
-                return job
-
-    async def _pull_result_once(self, timeout: float) -> ResultJob | None:
-        """A result whose rater went quiet past the visibility timeout, else
-        a new one (waiting up to ``timeout``)."""
-        idle_ms = round(self.visibility_timeout * 1000)
-        _, claimed, *_ = await self.client.xautoclaim(
-            RESULTS, RATERS, self.consumer, idle_ms, start_id="0-0", count=1
-        )
-        if not claimed:
-            block = max(1, round(timeout * 1000))
-            answer = await self.client.xreadgroup(
-                RATERS, self.consumer, {RESULTS: ">"}, count=1, block=block
-            )
-            claimed = answer[0][1] if answer else []
-        for entry_id, fields in claimed:
-            if fields is not None:
-                return ResultJob(entry_id.decode(), fields[b"m"].decode(), int(fields[b"v"]))
-        return None
-
-    @unavailable_on_connection_errors
-    async def ack_result(self, receipt: str) -> None:
-        await self.client.xack(RESULTS, RATERS, receipt)
-        await self.client.xdel(RESULTS, receipt)

@@ -14,7 +14,7 @@ import pytest
 
 from services.coordination.memory import MemoryCoordination
 from services.coordination.redis import GROUP, RedisCoordination
-from services.coordination.redis_matchmaking import RATERS, RESULTS
+from services.coordination.redis_ratings import RATERS, RESULTS
 from services.coordination.shards import JOB_STREAMS
 from tests.services.test_coordination import job, record
 from tests.services.test_matchmaking_store import QUEUE, queue_tickets
