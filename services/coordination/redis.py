@@ -231,7 +231,6 @@ class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings):
             shard, entry = split_receipt(settles)
             if shard != shard_of(match_id):
                 raise ValueError(f"the delivery {settles} is not of match {match_id}'s shard")
-            self._held.pop(settles, None)
         status = str(data.status)
         fields = dump_job(job) | {"attempts": "0"} if job is not None else {}
         keys = [data_key(match_id), events_key(match_id), jobs_key(shard_of(match_id))]
@@ -251,6 +250,8 @@ class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings):
                 break
             result = True  # marked rated since the caller read it: its result goes ahead
         stored = replaced is not None
+        if stored and settles is not None:
+            self._held.pop(settles, None)  # acknowledged with the write
         if stored and replaced.decode() != status and PLAYING in (status, replaced.decode()):
             if status == PLAYING:  # it started
                 await self.client.zadd(LIVE, {match_id: self._now_ms()})
