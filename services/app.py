@@ -29,6 +29,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services import ai_service, match_service, matchmaking, rules_service
 from services.ai_service import AIPool, Priority
+from services.auth import Authenticator
+from services.auth.guests import key_file_secret
+from services.auth.servicer import service as auth_service
 from services.background import keep_running
 from services.coordination import MemoryCoordination, Store
 from services.coordination.redis import RedisCoordination
@@ -42,7 +45,8 @@ from services.server import GRACE_SECONDS, Server, Service, build_server, split_
 from services.settings import Settings
 from services.web.server import WebServer
 
-SERVICE_NAMES = ("rules", "ai", "match", "matchmaking")
+SERVICE_NAMES = ("rules", "ai", "match", "matchmaking", "auth")
+AUTH_KEY = "auth-key"  # the guest signing key's name in the store
 GAUGE_SECONDS = 1.0
 # A runner waits on the store between decisions: a few per AI worker keep it busy.
 RUNNERS_PER_AI_WORKER = 4
@@ -192,6 +196,7 @@ class App:
         self.matchmaker = Matchmaker(
             self.coordination, self.matches, self.settings, match_budget=self.match_budget
         )
+        self.auth = Authenticator(self.settings, self._auth_key)
         self.pool = AIPool(
             workers,
             queue_limit=self.settings.ai_queue_limit,
@@ -202,6 +207,15 @@ class App:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._metrics: WSGIServer | None = None
+
+    async def _auth_key(self, candidate: bytes) -> bytes:
+        """The guest signing key: the store's (shared by every replica of a
+        Redis), or with the store in memory the data directory's file (so
+        that sessions outlive the process); else this process's own."""
+        data_dir = self.settings.data_dir
+        if data_dir and not isinstance(self.coordination, RedisCoordination):
+            return await asyncio.to_thread(key_file_secret, data_dir)
+        return await self.coordination.shared_secret(AUTH_KEY, candidate)
 
     @property
     def uses_pool(self) -> bool:
@@ -223,8 +237,9 @@ class App:
         makers: dict[str, Callable[[], Service]] = {
             "rules": rules_service.service,
             "ai": lambda: ai_service.service(self.pool, settings),
-            "match": lambda: match_service.service(self.matches, self.match_budget),
-            "matchmaking": lambda: matchmaking.service(self.matchmaker),
+            "match": lambda: match_service.service(self.matches, self.auth, self.match_budget),
+            "matchmaking": lambda: matchmaking.service(self.matchmaker, self.auth),
+            "auth": lambda: auth_service(self.auth),
         }
         services = [makers[name]() for name in self.services]
         if settings.rate_per_second is not None:
@@ -235,6 +250,8 @@ class App:
                 service.servicer.rate_limiter = limiter
         self._bind(services)
         await self._start_coordination()
+        if self.services:
+            await self.auth.start()
         if self.uses_pool:
             await self.pool.start()
         if self.server is not None:

@@ -12,6 +12,10 @@ from dataclasses import dataclass, fields
 ENV_PREFIX = "MEEPLE_"
 OFF = ("off", "none")
 MIN_SECRET_CHARS = 16
+# The JWT algorithms a provider's tokens may use: asymmetric ones only.
+PROVIDER_ALGORITHMS = frozenset(
+    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,29 @@ class Settings:
     web_body_timeout: float = 10.0
     web_idle_timeout: float = 5.0
     web_connections: int = 64
+    # Identity (``services.auth``): "on" verifies a bearer token on every
+    # call that acts for a player; "off" trusts the player ids in requests
+    # (experiments only; loudly logged). Guest sign-in ("on"/"off"), with
+    # its access and refresh tokens' lifetimes and the sign-ins a minute
+    # per client address. A studio's provider: its JWKS URL, the issuer and
+    # audience its tokens must name, the algorithms accepted (asymmetric
+    # only), how long its key set is cached and how soon an unknown key id
+    # may fetch it again. The leeway allowed on exp and nbf.
+    auth: str = "on"
+    auth_guests: str = "on"
+    auth_access_ttl: float = 3600.0
+    auth_refresh_ttl: float = 30 * 86400.0
+    guest_signins_per_minute: int = 30
+    auth_jwks_url: str | None = None
+    auth_issuer: str | None = None
+    auth_audience: str | None = None
+    auth_algorithms: str = "RS256,ES256,EdDSA"
+    auth_jwks_refresh: float = 300.0
+    auth_jwks_cooldown: float = 10.0
+    auth_leeway: float = 10.0
+    # Where a server without Redis keeps what outlives it (the guest
+    # signing key): None keeps it in memory, for this process only.
+    data_dir: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -95,6 +122,9 @@ class Settings:
             kind = types[field.name]
             if kind == str | None:
                 values[field.name] = raw or None  # set but empty: unset
+                continue
+            if kind is str:
+                values[field.name] = raw.strip()
                 continue
             if kind == float | None and raw.strip().lower() in OFF:
                 values[field.name] = None
@@ -122,6 +152,9 @@ class Settings:
             "ticket_max_wait": self.ticket_max_wait,
             "matchmaker_interval": self.matchmaker_interval,
             "matchmaker_lease": self.matchmaker_lease,
+            "auth_access_ttl": self.auth_access_ttl,
+            "auth_refresh_ttl": self.auth_refresh_ttl,
+            "auth_jwks_refresh": self.auth_jwks_refresh,
         }
         counts = {
             "matches_per_minute": self.matches_per_minute,
@@ -132,6 +165,7 @@ class Settings:
             "tickets_per_minute": self.tickets_per_minute,
             "open_tickets": self.open_tickets,
             "web_connections": self.web_connections,
+            "guest_signins_per_minute": self.guest_signins_per_minute,
         }
         for name, value in positive.items():
             if not value > 0:
@@ -153,4 +187,29 @@ class Settings:
             # The message names the rule, never the value.
             raise ValueError(
                 f"settings: token_secret must be at least {MIN_SECRET_CHARS} characters"
+            )
+        self._check_auth()
+
+    def _check_auth(self) -> None:
+        for name in ("auth", "auth_guests"):
+            if getattr(self, name) not in ("on", "off"):
+                raise ValueError(f"settings: {name} is 'on' or 'off', got {getattr(self, name)!r}")
+        if self.auth_leeway < 0 or self.auth_jwks_cooldown < 0:
+            raise ValueError("settings: auth_leeway and auth_jwks_cooldown must be >= 0")
+        algorithms = [a.strip() for a in self.auth_algorithms.split(",") if a.strip()]
+        unknown = sorted(set(algorithms) - PROVIDER_ALGORITHMS)
+        if not algorithms or unknown:
+            raise ValueError(
+                "settings: auth_algorithms lists asymmetric JWT algorithms "
+                f"({', '.join(sorted(PROVIDER_ALGORITHMS))}), got {self.auth_algorithms!r}"
+            )
+        if self.auth_jwks_url and not (self.auth_issuer and self.auth_audience):
+            raise ValueError(
+                "settings: auth_jwks_url needs auth_issuer and auth_audience "
+                "(MEEPLE_AUTH_ISSUER, MEEPLE_AUTH_AUDIENCE): the iss and aud its tokens name"
+            )
+        if self.auth == "on" and self.auth_guests == "off" and not self.auth_jwks_url:
+            raise ValueError(
+                "settings: with auth on and guest sign-in off, set auth_jwks_url "
+                "(MEEPLE_AUTH_JWKS_URL): players need some way to sign in"
             )

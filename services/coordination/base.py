@@ -29,9 +29,16 @@ class MatchData:
     token_hashes: list[str]  # sha256 of each seat's token; "" while free
     owner_hash: str = ""  # sha256 of the owner token
     history: list[bytes] = field(default_factory=list)  # serialized Actions
-    # A rated match (seated by the matchmaker) and each seat's player id ("" for bots).
+    # A rated match (seated by the matchmaker); each seat's player id (the
+    # one holding it, or the one it is reserved for; "" for bots and seats
+    # taken without identities) and display name ("" until joined). Older
+    # records have empty lists.
     rated: bool = False
     players: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    # The key a player's seat token derives from (hex; "" in older records),
+    # so that a player who joins its seat again gets the same token.
+    seat_key: str = ""
     status: ms.MatchStatus = ms.MATCH_STATUS_UNSPECIFIED
     end_reason: ms.EndReason = ms.END_REASON_UNSPECIFIED  # once finished
     end_seat: int = -1  # the seat that resigned or ran out of time
@@ -69,6 +76,7 @@ class MatchData:
             bot_specs=list(self.bot_specs),
             token_hashes=list(self.token_hashes),
             players=list(self.players),
+            names=list(self.names),
             history=list(self.history),
             clocks_ms=list(self.clocks_ms),
             submissions=dict(self.submissions),

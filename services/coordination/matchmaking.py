@@ -29,6 +29,14 @@ class TooManyTickets(RuntimeError):
     """The ticket's client has as many open tickets as it may."""
 
 
+class PlayerQueued(RuntimeError):
+    """A player of the ticket has a queued ticket in its queue already."""
+
+    def __init__(self, player_id: str) -> None:
+        super().__init__(f"player {player_id!r} has a queued ticket in this queue")
+        self.player_id = player_id
+
+
 class Status(enum.IntEnum):
     """A ticket's state (the values of meeple.v1.TicketStatus)."""
 
@@ -44,8 +52,10 @@ class TicketRecord:
     claimed it (0: none); ``version`` grows with every change, for watchers.
     ``seen_ms`` is its creation until an open WatchTicket beats: a watch's
     heartbeat is always later than the creation, so ``watched`` tells them
-    apart. ``client`` is the address that created it ("": none known), which
-    its open-ticket cap and the matches it is seated in are charged to."""
+    apart. ``client`` is who created it (the identity, or the address
+    without one; "": none known), which its open-ticket cap and the matches
+    it is seated in are charged to. ``names`` are the players' display
+    names (empty without identities)."""
 
     ticket_id: str
     queue: str
@@ -64,6 +74,7 @@ class TicketRecord:
     assignment: bytes = b""  # a serialized Assignment, once assigned
     version: int = 0
     client: str = ""
+    names: list[str] = field(default_factory=list)
 
     @property
     def party(self) -> int:
@@ -119,7 +130,8 @@ class MatchmakingStore(Protocol):
     async def create_ticket(self, ticket: TicketRecord, open_limit: int = 0) -> None:
         """Stores a new ticket, queued; TicketExists if its id is taken;
         TooManyTickets if its client has ``open_limit`` open tickets already
-        (0: no cap; a ticket without a client is never capped)."""
+        (0: no cap; a ticket without a client is never capped); PlayerQueued
+        if one of its players has a queued ticket in its queue."""
         ...
 
     async def open_tickets(self, client: str) -> int:
@@ -128,9 +140,10 @@ class MatchmakingStore(Protocol):
         passes (a count whose end was lost with its process heals then)."""
         ...
 
-    async def ticket_secret(self, candidate: bytes) -> bytes:
-        """The secret the store's users share for ticket tokens: the first
-        ``candidate`` any of them offered, kept from then on."""
+    async def shared_secret(self, name: str, candidate: bytes) -> bytes:
+        """The secret ``name`` its users share (ticket tokens, the guest
+        signing key): the first ``candidate`` any of them offered, kept from
+        then on."""
         ...
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None: ...

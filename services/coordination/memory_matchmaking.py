@@ -15,6 +15,7 @@ from collections import deque
 from services.coordination.matchmaking import (
     Applied,
     Claim,
+    PlayerQueued,
     PlayerRating,
     ResultJob,
     Status,
@@ -30,7 +31,8 @@ class MemoryMatchmaking:
     def __init__(self) -> None:
         self._tickets: dict[str, TicketRecord] = {}
         self._open: dict[str, set[str]] = {}  # client -> its queued tickets' ids
-        self._secret: bytes | None = None
+        self._queued_by: dict[tuple[str, str], str] = {}  # (queue, player) -> its queued ticket
+        self._secrets: dict[str, bytes] = {}
         self._ticket_changed: dict[str, asyncio.Event] = {}
         self._ended: deque[tuple[float, str]] = deque()  # (drop time, ticket id)
         self._leases: dict[str, tuple[str, int, float]] = {}  # queue -> holder, fence, until
@@ -48,6 +50,9 @@ class MemoryMatchmaking:
         ticket.version += 1
         if ticket.status is not Status.QUEUED:
             self._ended.append((time.monotonic() + TERMINAL_TICKET_SECONDS, ticket.ticket_id))
+            for player in ticket.player_ids:
+                if self._queued_by.get((ticket.queue, player)) == ticket.ticket_id:
+                    del self._queued_by[ticket.queue, player]
             held = self._open.get(ticket.client)
             if held is not None:
                 held.discard(ticket.ticket_id)
@@ -69,20 +74,23 @@ class MemoryMatchmaking:
         self._forget_ended()
         if ticket.ticket_id in self._tickets:
             raise TicketExists(f"ticket {ticket.ticket_id} exists already")
+        for player in ticket.player_ids:
+            if (ticket.queue, player) in self._queued_by:
+                raise PlayerQueued(player)
         if ticket.client:
             held = self._open.setdefault(ticket.client, set())
             if open_limit and len(held) >= open_limit:
                 raise TooManyTickets(f"{ticket.client} has {len(held)} open tickets")
             held.add(ticket.ticket_id)
+        for player in ticket.player_ids:
+            self._queued_by[ticket.queue, player] = ticket.ticket_id
         self._tickets[ticket.ticket_id] = copy.deepcopy(ticket)
 
     async def open_tickets(self, client: str) -> int:
         return len(self._open.get(client, ()))
 
-    async def ticket_secret(self, candidate: bytes) -> bytes:
-        if self._secret is None:
-            self._secret = candidate
-        return self._secret
+    async def shared_secret(self, name: str, candidate: bytes) -> bytes:
+        return self._secrets.setdefault(name, candidate)
 
     async def load_ticket(self, ticket_id: str) -> TicketRecord | None:
         ticket = self._tickets.get(ticket_id)

@@ -9,13 +9,17 @@ Keys, one hash tag per queue so that one script claims or assigns a table:
   ``<version>-1`` per change, which watchers wait on with XREAD BLOCK (one
   read for many watchers of a queue: ``redis_ticket_waits``);
 - ``{q:<queue>}:queued``: a sorted set of the queued tickets by age;
+- ``{q:<queue>}:p:<player>``: the player's last ticket in the queue (for
+  its max_wait), so that a player queues at most one ticket at a time;
 - ``{q:<queue>}:lease`` (``holder|fence``, with a TTL) and
   ``{q:<queue>}:fence`` (the fencing counter: see ``LEASE``);
 - ``meeple:queues``: the queues that may have tickets;
 - ``{c:<client>}:open``: a sorted set of the client's open tickets, by the
   end of their max_wait (see ``OPEN``);
-- ``meeple:ticket-secret``: the secret ticket tokens derive from when the
-  replicas are configured with none (the first replica's, ``SET NX``);
+- ``meeple:<name>``: the secrets the replicas share (``shared_secret``:
+  ``meeple:ticket-secret``, which ticket tokens derive from when the
+  replicas are configured with none, and ``meeple:auth-key``, the guest
+  signing key), the first replica's (``SET NX``);
 - ratings, the leaderboard and finished rated matches: ``redis_ratings``.
 
 An ended ticket stays readable for ``TERMINAL_TICKET_MS``.
@@ -38,6 +42,7 @@ from redis.exceptions import NoScriptError
 
 from services.coordination.matchmaking import (
     Claim,
+    PlayerQueued,
     Status,
     TicketExists,
     TicketRecord,
@@ -51,7 +56,6 @@ from services.coordination.redis_ticket_waits import TicketWaits
 QUEUES = "meeple:queues"
 TERMINAL_TICKET_MS = 600_000
 FIXED_CACHE = 50_000  # tickets whose fixed fields a process keeps decoded
-TICKET_SECRET = "meeple:ticket-secret"
 
 # The fields of a ticket that never change, kept as one JSON value.
 FIXED = (
@@ -235,11 +239,22 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 return {1, state[3] or ''}
 """
 
-# KEYS: ticket, queued; ARGV: ticket id, its creation (ms), then its fields.
+# KEYS: ticket, queued, then each player's key in the queue; ARGV: ticket
+# id, its creation (ms), its max_wait (ms), then its fields. A player's key
+# names its last ticket in the queue; while that one is queued, the player
+# may not queue another (-i: the i-th player has one). The other ticket's
+# key shares this one's hash tag (its slot) and is made from its prefix.
+# Returns 1, or 0 if the ticket exists already.
 CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+local prefix = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[1])
+for i = 3, #KEYS do
+  local other = redis.call('GET', KEYS[i])
+  if other and redis.call('HGET', prefix .. other, 'status') == '1' then return 2 - i end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+for i = 3, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[3]) end
 return 1
 """
 
@@ -262,6 +277,10 @@ def queued_key(queue: str) -> str:
     return f"{{q:{queue}}}:queued"
 
 
+def player_key(queue: str, player_id: str) -> str:
+    return f"{{q:{queue}}}:p:{player_id}"
+
+
 def open_key(client: str) -> str:
     return f"{{c:{client}}}:open"
 
@@ -272,9 +291,10 @@ def queue_of(ticket_id: str) -> str:
 
 
 # The hash fields beside the fixed record: the changing ones, then the
-# client (a field of its own, so that a replica of an older version, which
-# reads the record as the fixed fields it knows, still reads new tickets).
-STATE = ("status", "claim", "version", "seen", "assignment", "client")
+# client and the players' display names (fields of their own, so that a
+# replica of an older version, which reads the record as the fixed fields
+# it knows, still reads new tickets).
+STATE = ("status", "claim", "version", "seen", "assignment", "client", "names")
 
 
 def _fixed(raw: bytes) -> dict[str, Any]:
@@ -284,7 +304,7 @@ def _fixed(raw: bytes) -> dict[str, Any]:
 
 
 def _ticket(fixed: dict[str, Any], state: list[bytes | None]) -> TicketRecord:
-    status, claim, version, seen, assignment, client = state
+    status, claim, version, seen, assignment, client, names = state
     return TicketRecord(
         **fixed,
         seen_ms=int(seen or 0),
@@ -293,6 +313,7 @@ def _ticket(fixed: dict[str, Any], state: list[bytes | None]) -> TicketRecord:
         assignment=assignment or b"",
         version=int(version or 0),
         client=(client or b"").decode(),
+        names=json.loads(names) if names else [],
     )
 
 
@@ -345,10 +366,13 @@ class RedisMatchmaking:
             "seen": ticket.seen_ms,
             "assignment": b"",
             "client": ticket.client,
+            "names": json.dumps(ticket.names),
         }
         flat = [value for pair in fields.items() for value in pair]
-        keys = [key, queued_key(ticket.queue)]
-        args = [ticket.ticket_id, ticket.created_ms, *flat]
+        players = [player_key(ticket.queue, player) for player in ticket.player_ids]
+        keys = [key, queued_key(ticket.queue), *players]
+        lifetime = max(1, ticket.expires_ms - ticket.created_ms)
+        args = [ticket.ticket_id, ticket.created_ms, lifetime, *flat]
         # One round trip: the script by its digest beside the SADD (a
         # Script in a pipeline would ask whether it is loaded first); a
         # Redis that lost its scripts (restarted) is given it again.
@@ -363,6 +387,10 @@ class RedisMatchmaking:
             created = await self._create(keys=keys, args=args)
         elif isinstance(created, Exception):
             raise created
+        if created < 0:
+            if ticket.client:  # counted by OPEN above, but never queued
+                await self.client.zrem(open_key(ticket.client), ticket.ticket_id)
+            raise PlayerQueued(ticket.player_ids[-created - 1])
         if not created:
             # A retry: counted once while the ticket is open, not at all once it ended.
             if ticket.client and await self.client.hget(key, "status") != b"1":
@@ -374,8 +402,8 @@ class RedisMatchmaking:
         return int(await self.client.zcount(open_key(client), f"({self._now_ms()}", "+inf"))
 
     @unavailable_on_connection_errors
-    async def ticket_secret(self, candidate: bytes) -> bytes:
-        stored = await self.client.set(TICKET_SECRET, candidate.hex(), nx=True, get=True)
+    async def shared_secret(self, name: str, candidate: bytes) -> bytes:
+        stored = await self.client.set(f"meeple:{name}", candidate.hex(), nx=True, get=True)
         return bytes.fromhex(stored.decode()) if stored is not None else candidate
 
     async def _close_open(self, freed: dict[str, list[str]]) -> None:

@@ -9,7 +9,8 @@ from meeple.v1 import match_service_pb2 as ms
 
 from services.convert import WIRE_OF_KIND
 from services.errors import BadRequest
-from services.match_service.logic import Matches, match_message
+from services.match_service.logic import Matches
+from services.match_service.views import match_message
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100

@@ -16,8 +16,10 @@ game, ...; never a token nor a token's hash).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 import logging
 import random
 import secrets
@@ -28,7 +30,7 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
 from engine_core import Game, IllegalAction, State
-from engine_core.api import returns_for_winners
+from services.auth.identity import Identity
 from services.bot_specs import check_spec
 from services.convert import (
     action_to_proto,
@@ -56,6 +58,16 @@ from services.errors import (
 from services.match_service import clocks
 from services.match_service.shared_waits import SharedWaits
 from services.match_service.states import StateCache
+from services.match_service.views import (
+    end_returns,
+    ended_message,
+    match_message,
+    match_view,
+    name_at,
+    player_at,
+    record_message,
+    seat_names,
+)
 from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
 from services.settings import Settings
 
@@ -64,6 +76,7 @@ OWNER_TOKEN_METADATA = "meeple-owner-token"
 log = logging.getLogger("meeple.match")
 KEEP_SUBMISSIONS = 16  # recent plies whose answers a retried human submission gets again
 MAX_ACTIONS = 64  # in one submission; a whole turn is a handful
+MAX_PLAYER_ID_CHARS = 64
 DEFAULT_BOT = "medium"
 HUMAN, BOT = ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT
 WAITING, PLAYING, FINISHED = (
@@ -102,72 +115,13 @@ def holds(token: str | None, stored: str) -> bool:
     return bool(token) and bool(stored) and hmac.compare_digest(stored, token_hash(token or ""))
 
 
-# --- what clients see ----------------------------------------------------------------
-
-
-def end_returns(data: MatchData, state: State) -> list[float]:
-    """The rules' returns, or for a resignation or a timeout: the seat loses,
-    the other seats share the win."""
-    if data.end_reason in (ms.END_REASON_RESIGNATION, ms.END_REASON_TIMEOUT):
-        seats = len(data.seat_kinds)
-        return returns_for_winners([s for s in range(seats) if s != data.end_seat], seats)
-    return state.returns()
-
-
-def match_view(data: MatchData, state: State) -> pb.GameView:
-    view = view_of(state)
-    if data.status == FINISHED and not state.is_terminal():  # resigned or out of time
-        view.phase = pb.GAME_PHASE_TERMINAL
-        view.ClearField("seat_to_act")
-        view.ClearField("returns")
-        view.returns.extend(end_returns(data, state))
-    return view
-
-
-def ended_message(data: MatchData, state: State) -> ms.MatchEnded:
-    ended = ms.MatchEnded(returns=end_returns(data, state), reason=data.end_reason)
-    if data.end_seat >= 0:
-        ended.seat = data.end_seat
-    return ended
-
-
-def match_message(data: MatchData, state: State) -> ms.Match:
-    seats = []
-    for index, kind in enumerate(data.seat_kinds):
-        seat = ms.Seat(
-            index=index,
-            kind=kind,
-            bot_spec=data.bot_specs[index],
-            joined=kind == BOT or bool(data.token_hashes[index]),
-        )
-        if kind == HUMAN:
-            seat.time_left.FromMilliseconds(data.clocks_ms[index])
-        seats.append(seat)
-    match = ms.Match(
-        match_id=data.match_id,
-        config=pb.GameConfig.FromString(data.config),
-        seats=seats,
-        status=data.status,
-        view=match_view(data, state),
-        first_seat_drawn=data.first_seat_drawn,
-    )
-    match.time_control.base.FromMilliseconds(data.base_ms)
-    match.time_control.increment.FromMilliseconds(data.increment_ms)
-    if data.deadline_ms:
-        match.turn_deadline.FromMilliseconds(data.deadline_ms)
-    if data.expires_ms:
-        match.expire_time.FromMilliseconds(data.expires_ms)
-    if data.status == FINISHED:
-        match.ended.CopyFrom(ended_message(data, state))
-    return match
-
-
-def record_message(data: MatchData) -> pb.GameRecord:
-    return pb.GameRecord(
-        config=pb.GameConfig.FromString(data.config),
-        history=[pb.Action.FromString(raw) for raw in data.history],
-        rules_version=data.rules_version,
-    )
+def seat_token(data: MatchData, seat: int, player_id: str) -> str:
+    """The token of ``player_id``'s seat: the same each time it is made
+    (HMAC-SHA256 under the match's seat key), so a player who joins its
+    seat again, from anywhere, gets the token it had."""
+    message = json.dumps([data.match_id, seat, player_id]).encode()
+    mac = hmac.new(bytes.fromhex(data.seat_key), message, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
 
 
 def seat_to_act(data: MatchData, state: State) -> int | None:
@@ -295,21 +249,14 @@ async def commit(m: Matches, change: Change, state: State, settles: str | None =
     report(data, state, change)
 
 
-def seat_names(data: MatchData) -> list[str]:
-    """Each seat as "human" or "bot:<spec>"."""
-    return [
-        "human" if kind == HUMAN else f"bot:{spec}"
-        for kind, spec in zip(data.seat_kinds, data.bot_specs, strict=True)
-    ]
-
-
 def report(data: MatchData, state: State, change: Change, created: bool = False) -> None:
     """The log lines of the events a stored change made (see the module's
     docstring): called once the write is stored, by its process only."""
     game = state.game.name
     if created:
         fields = {"match_id": data.match_id, "game": game, "seats": seat_names(data)}
-        log.info("match created", extra={"fields": {**fields, "matchmade": bool(data.players)}})
+        matchmade = any(data.token_hashes)  # its human seats were taken as it was made
+        log.info("match created", extra={"fields": {**fields, "matchmade": matchmade}})
     if change.started:
         log.info(
             "match started",
@@ -353,6 +300,7 @@ async def load(m: Matches, match_id: str) -> MatchData:
 
 
 def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind], list[str]]:
+    """The seats' kinds and bot specs (their reservations: ``_reserved``)."""
     if len(request.seats) != game.num_players():
         raise BadRequest(
             f"seats: {game.name} has {game.num_players()} seats, got {len(request.seats)}"
@@ -369,30 +317,50 @@ def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind
             if seat.bot_spec:
                 raise BadRequest(f"seats[{index}].bot_spec: only a bot seat takes a bot_spec")
             spec = ""
+            player = seat.player_id
+            if player and (not 1 <= len(player) <= MAX_PLAYER_ID_CHARS or not player.isprintable()):
+                raise BadRequest(
+                    f"seats[{index}].player_id: a player id, 1 to {MAX_PLAYER_ID_CHARS} "
+                    "printable characters"
+                )
         else:
             raise BadRequest(f"seats[{index}].kind: SEAT_KIND_HUMAN or SEAT_KIND_BOT")
+        if seat.kind == BOT and seat.player_id:
+            raise BadRequest(f"seats[{index}].player_id: only a human seat is reserved")
         kinds.append(seat.kind)
         specs.append(spec)
     return kinds, specs
 
 
 async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateMatchResponse:
+    if m.settings.auth == "off" and any(seat.player_id for seat in request.seats):
+        raise BadRequest(
+            "seats: a seat reserved for a player (player_id) needs identities, "
+            "and this server runs with MEEPLE_AUTH=off"
+        )
     data, state, owner_token, _ = await new_match(m, request)
     return ms.CreateMatchResponse(match=match_message(data, state), owner_token=owner_token)
 
 
 async def create_seated_match(
-    m: Matches, request: ms.CreateMatchRequest, players: Sequence[str]
+    m: Matches,
+    request: ms.CreateMatchRequest,
+    players: Sequence[str],
+    names: Sequence[str] = (),
 ) -> tuple[MatchData, list[str]]:
     """A match whose human seats are taken at once (one write, no joins),
-    for the matchmaker: ``players`` names each seat's player ("" for bots);
-    returns its record as stored and each seat's token ("" for bots)."""
-    data, _, _, tokens = await new_match(m, request, players)
+    for the matchmaker: ``players`` names each seat's player ("" for bots),
+    ``names`` their display names; returns its record as stored and each
+    seat's token ("" for bots), the one its player's JoinMatch gives again."""
+    data, _, _, tokens = await new_match(m, request, players, names)
     return data, tokens
 
 
 async def new_match(
-    m: Matches, request: ms.CreateMatchRequest, players: Sequence[str] | None = None
+    m: Matches,
+    request: ms.CreateMatchRequest,
+    players: Sequence[str] | None = None,
+    names: Sequence[str] = (),
 ) -> tuple[MatchData, State, str, list[str]]:
     """The match's record as stored and its state, its owner token, and
     each seat's token when ``players`` seats its humans at once (else all "")."""
@@ -405,7 +373,6 @@ async def new_match(
         game = game_from_config(with_first_seat(config, secrets.randbelow(len(kinds))))
     owner_token = secrets.token_urlsafe(32)
     seated = players is not None
-    tokens = [secrets.token_urlsafe(32) if seated and k == HUMAN else "" for k in kinds]
     now = m.now_ms()
     data = MatchData(
         match_id=secrets.token_hex(8),
@@ -413,7 +380,7 @@ async def new_match(
         rules_version=game.game_type.rules_version,
         seat_kinds=kinds,
         bot_specs=specs,
-        token_hashes=[token_hash(t) if t else "" for t in tokens],
+        token_hashes=[""] * len(kinds),
         owner_hash=token_hash(owner_token),
         status=WAITING,
         first_seat_drawn=drawn,
@@ -422,8 +389,16 @@ async def new_match(
         increment_ms=increment_ms,
         clocks_ms=[base_ms if kind == HUMAN else 0 for kind in kinds],
         expires_ms=now + round(m.settings.waiting_ttl * 1000),
-        players=list(players or ()),
+        players=list(players) if players is not None else [s.player_id for s in request.seats],
+        names=[*names, *[""] * (len(kinds) - len(names))],
+        seat_key=secrets.token_bytes(32).hex(),
     )
+    tokens = [""] * len(kinds)
+    if players is not None:
+        for seat, player in enumerate(players):
+            if kinds[seat] == HUMAN:
+                tokens[seat] = seat_token(data, seat, player)
+                data.token_hashes[seat] = token_hash(tokens[seat])
     state = game.new_initial_state()
     change = Change(data, now)
     if seated or HUMAN not in kinds:
@@ -436,32 +411,55 @@ async def new_match(
 
 
 async def join_match(
-    m: Matches, request: ms.JoinMatchRequest, owner_token: str | None
+    m: Matches,
+    request: ms.JoinMatchRequest,
+    owner_token: str | None,
+    who: Identity | None = None,
 ) -> ms.JoinMatchResponse:
+    """A human seat for ``who`` (None: identities are off). A player who
+    holds a seat gets its token again, with no write; a seat reserved for
+    another player is PERMISSION_DENIED; the owner token retakes a seat."""
     data = await load(m, request.match_id)
     if owner_token and not holds(owner_token, data.owner_hash):
         raise PermissionDenied("this owner token is not this match's")
     if data.status == FINISHED:
         raise FailedPrecondition("the match is over")
     seats = len(data.seat_kinds)
-    free = [s for s in range(seats) if data.seat_kinds[s] == HUMAN and not data.token_hashes[s]]
+    me = who.player_id if who is not None else None
+    humans = [s for s in range(seats) if data.seat_kinds[s] == HUMAN]
+    mine = [s for s in humans if me is not None and player_at(data, s) == me]
+    held = [s for s in mine if data.token_hashes[s]]
+    free = [s for s in humans if not data.token_hashes[s] and player_at(data, s) in ("", me)]
+    free.sort(key=lambda s: s not in mine)  # a seat reserved for the caller first
     if request.HasField("seat"):
         seat = request.seat
         if seat >= seats:
             raise BadRequest(f"seat: the match has seats 0..{seats - 1}")
         if data.seat_kinds[seat] != HUMAN:
             raise IllegalAction(f"seat {seat} is a bot seat: only human seats are joined")
-        if seat not in free and not owner_token:
+        if seat not in free and seat not in held and not owner_token:
+            if not data.token_hashes[seat]:
+                raise PermissionDenied(f"seat {seat} is reserved for another player")
             raise IllegalAction(f"seat {seat} is taken (its owner token can retake it)")
+    elif held:
+        seat = held[0]
     elif free:
         seat = free[0]
     else:
         raise IllegalAction("the match has no free human seat")
-    token = secrets.token_urlsafe(32)
-    data.token_hashes[seat] = token_hash(token)
-    change = Change(data, m.now_ms())
     state = await m.states.state(data)
-    if seat in free:
+    token = seat_token(data, seat, me) if me is not None and data.seat_key else ""
+    if token and holds(token, data.token_hashes[seat]):  # its own seat, again: nothing changes
+        return ms.JoinMatchResponse(seat=seat, seat_token=token, match=match_message(data, state))
+    was_free = not data.token_hashes[seat]
+    token = token or secrets.token_urlsafe(32)
+    data.token_hashes[seat] = token_hash(token)
+    data.players = [player_at(data, s) for s in range(seats)]
+    data.names = [name_at(data, s) for s in range(seats)]
+    data.players[seat] = me or ""
+    data.names[seat] = who.display_name if who is not None else ""
+    change = Change(data, m.now_ms())
+    if was_free:
         change.add(data.ply, view_of(state), seat_joined=ms.SeatJoined(seat=seat))
     if data.status == WAITING and all(
         h or k == BOT for h, k in zip(data.token_hashes, data.seat_kinds, strict=True)

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
+from services.auth import Authenticator
+from services.auth.identity import client_key
 from services.errors import BadRequest
 from services.limits import ConcurrencyCap, RateLimiter, client_of, per_minute
 from services.match_service import listing, logic
@@ -33,11 +35,15 @@ def match_id_of(match_id: str) -> str:
 class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
     service_name = "meeple.v1.MatchService"
 
-    def __init__(self, matches: Matches, creations: RateLimiter | None = None) -> None:
-        """``creations``: matches per client address; the matchmaker's
-        matchmade matches spend the same budget when it is given to both
-        (as App does); by default one of its own."""
+    def __init__(
+        self, matches: Matches, auth: Authenticator, creations: RateLimiter | None = None
+    ) -> None:
+        """``creations``: matches per client (its identity, or its address
+        without one); the matchmaker's matchmade matches spend the same
+        budget when it is given to both (as App does); by default one of
+        its own."""
         self.matches = matches
+        self.auth = auth
         settings = matches.settings
         if creations is None:  # (a RateLimiter with no buckets yet is falsy)
             creations = per_minute(settings.matches_per_minute)
@@ -48,7 +54,8 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
     async def CreateMatch(  # noqa: N802 (gRPC method names)
         self, request: ms.CreateMatchRequest, context: Context
     ) -> ms.CreateMatchResponse:
-        self.creations.check(client_of(context.peer()), "matches created per client")
+        who = await self.auth.require(context.invocation_metadata())
+        self.creations.check(client_key(who, context.peer()), "matches created per client")
         return await logic.create_match(self.matches, request)
 
     @rpc
@@ -56,8 +63,9 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
         self, request: ms.JoinMatchRequest, context: Context
     ) -> ms.JoinMatchResponse:
         match_id_of(request.match_id)
+        who = await self.auth.require(context.invocation_metadata())
         owner = metadata(context, logic.OWNER_TOKEN_METADATA)
-        return await logic.join_match(self.matches, request, owner)
+        return await logic.join_match(self.matches, request, owner, who)
 
     @rpc
     async def SubmitAction(  # noqa: N802
@@ -105,7 +113,7 @@ class MatchServicer(Servicer, ms_grpc.MatchServiceServicer):
         return await listing.list_matches(self.matches, request)
 
 
-def service(matches: Matches, creations: RateLimiter | None = None) -> Service:
+def service(matches: Matches, auth: Authenticator, creations: RateLimiter | None = None) -> Service:
     return Service(
-        MatchServicer(matches, creations), ms.DESCRIPTOR.services_by_name["MatchService"]
+        MatchServicer(matches, auth, creations), ms.DESCRIPTOR.services_by_name["MatchService"]
     )

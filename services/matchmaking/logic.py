@@ -37,17 +37,19 @@ import secrets
 import socket
 import statistics
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import matchmaking_service_pb2 as mm
 
 from engine_core import Game
+from services.auth.identity import Identity
 from services.convert import WIRE_OF_KIND, WIRES, config_of, game_from_config, wire_of
 from services.coordination.matchmaking import (
     Applied,
     MatchmakingStore,
+    PlayerQueued,
     PlayerRating,
     ResultJob,
     Status,
@@ -57,20 +59,24 @@ from services.coordination.matchmaking import (
 )
 from services.errors import (
     BadRequest,
+    FailedPrecondition,
     NotFound,
     PermissionDenied,
     ResourceExhausted,
     Unauthenticated,
+    quoted,
 )
 from services.limits import RateLimiter, per_minute
 from services.match_service import logic as matches
 from services.match_service.logic import Matches
+from services.match_service.views import end_returns
 from services.matchmaking.pairing import window_of
 from services.matchmaking.ratings import new_rating, rate
 from services.matchmaking.window import step_of
 from services.settings import Settings
 
 TICKET_TOKEN_METADATA = "meeple-ticket-token"
+TICKET_SECRET = "ticket-secret"  # its name in the store
 MAX_PLAYER_ID_CHARS = 64
 MAX_TICKET_ID_CHARS = 128
 REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -131,7 +137,7 @@ class Matchmaker:
         store that lost it and got another is followed)."""
         if self.settings.token_secret is not None:
             return self.settings.token_secret.encode()
-        return await self.store.ticket_secret(self.fallback_secret)
+        return await self.store.shared_secret(TICKET_SECRET, self.fallback_secret)
 
 
 def token_hash(token: str) -> str:
@@ -177,11 +183,40 @@ def table_config(queue: pb.GameConfig, size: int) -> pb.GameConfig:
     return config
 
 
+def party_of(
+    request: mm.CreateTicketRequest, party: Sequence[Identity] | None
+) -> tuple[list[str], list[str]]:
+    """The ticket's players and their display names: with identities, the
+    verified ``party`` (the caller, then each pass's player), in the order
+    of ``player_ids`` when it names them; without, ``player_ids`` as sent."""
+    named = list(request.player_ids)
+    if party is None:
+        if request.party_passes:
+            raise BadRequest("party_passes: identities are off on this server; name the players")
+        return named, []
+    names = {member.player_id: member.display_name for member in party}
+    if len(names) != len(party):
+        raise BadRequest("party_passes: a player appears twice")
+    if not named:
+        return list(names), list(names.values())
+    if len(set(named)) != len(named):
+        raise BadRequest("player_ids: a player appears twice")
+    strangers = [player for player in named if player not in names]
+    if strangers:
+        raise PermissionDenied(
+            f"player_ids: {quoted(strangers[0])} did not agree to this party: a party "
+            "member gives its consent with AuthService.CreatePartyPass, sent in party_passes"
+        )
+    if len(named) != len(names):
+        raise BadRequest("player_ids: name the caller and every party pass's player, or none")
+    return named, [names[player] for player in named]
+
+
 def checked_request(
-    request: mm.CreateTicketRequest, settings: Settings
+    request: mm.CreateTicketRequest, settings: Settings, players: list[str]
 ) -> tuple[Game, list[int], int]:
     """The game, the accepted table sizes and the max wait (ms) of a ticket
-    request, or BadRequest saying what is wrong."""
+    request for ``players``, or BadRequest saying what is wrong."""
     config = request.config
     family = config.WhichOneof("options")
     if family is not None and getattr(config, family).HasField("first_seat"):
@@ -197,7 +232,6 @@ def checked_request(
         raise BadRequest(
             f"seat_counts: {game.name} tables have {kind.min_players}..{kind.max_players} seats"
         )
-    players = list(request.player_ids)
     if not players:
         raise BadRequest("player_ids: name at least one player")
     if len(set(players)) != len(players):
@@ -232,14 +266,18 @@ def checked_request_id(request_id: str) -> None:
 
 
 async def create_ticket(
-    maker: Matchmaker, request: mm.CreateTicketRequest, client: str = ""
+    maker: Matchmaker,
+    request: mm.CreateTicketRequest,
+    client: str = "",
+    party: Sequence[Identity] | None = None,
 ) -> mm.CreateTicketResponse:
-    """Queues a ticket for ``client`` (its address: "" for none, which no
-    cap counts)."""
-    game, counts, max_wait_ms = checked_request(request, maker.settings)
+    """Queues a ticket for ``client`` (who its limits count: "" for none,
+    which no cap counts) and its ``party`` (verified identities, the
+    caller first; None: identities are off, the players are as named)."""
+    players, names = party_of(request, party)
+    game, counts, max_wait_ms = checked_request(request, maker.settings, players)
     config = queue_config(game)
     queue = queue_name(game, config)
-    players = list(request.player_ids)
     stored = await maker.store.ratings(game.name, players)
     rating = statistics.fmean(stored[p].mu if p in stored else new_rating(p).mu for p in players)
     if request.request_id:
@@ -262,6 +300,7 @@ async def create_ticket(
         expires_ms=now + max_wait_ms,
         seen_ms=now,
         client=client,
+        names=names,
     )
     limit = maker.settings.open_tickets
     try:
@@ -270,12 +309,17 @@ async def create_ticket(
         # A retry: of this request (its request_id), or of the store's own
         # write whose answer was lost. The ticket as it is now.
         ticket = await retried_ticket(maker, ticket)
+    except PlayerQueued as error:
+        raise FailedPrecondition(
+            f"player {quoted(error.player_id)} has a queued ticket in this queue already: "
+            "cancel it (CancelTicket) or wait for it to end"
+        ) from None
     except TooManyTickets:
         # A retry of a ticket that ended is no new open ticket: the ticket.
         retried = await maker.store.load_ticket(ticket_id) if request.request_id else None
         if retried is None or retried.token_hash != ticket.token_hash:
             raise ResourceExhausted(
-                f"at most {limit} open tickets per client address: "
+                f"at most {limit} open tickets per player (per address without identities): "
                 "wait for one to be seated or to end, or cancel one"
             ) from None
         ticket = retried
@@ -409,7 +453,7 @@ async def rate_result(maker: Matchmaker, job: ResultJob) -> bool:
     if data is None or data.status != matches.FINISHED or not data.rated:
         return True  # expired, or its change lost a race: nothing to rate
     state = await maker.matches.states.state(data)
-    returns = matches.end_returns(data, state)
+    returns = end_returns(data, state)
     game = state.game.name
     humans = [player for player in data.players if player]
     while True:

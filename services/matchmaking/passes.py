@@ -181,7 +181,12 @@ async def create_table_match(maker: Matchmaker, table: Table) -> tuple[MatchData
     clock.increment.FromMilliseconds(round(maker.settings.clock_increment * 1000))
     request = ms.CreateMatchRequest(config=config, seats=seats, time_control=clock)
     players = [player for _, player in humans] + [""] * table.bots
-    data, tokens = await matches.create_seated_match(maker.matches, request, players)
+    names = [
+        ticket.names[index] if index < len(ticket.names) else ""
+        for ticket in table.tickets
+        for index in range(len(ticket.player_ids))
+    ]
+    data, tokens = await matches.create_seated_match(maker.matches, request, players, names)
     assignments = {}
     for ticket in table.tickets:
         seated = [

@@ -8,6 +8,9 @@ from collections.abc import AsyncIterator
 from meeple.v1 import matchmaking_service_pb2 as mm
 from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
+from services.auth import Authenticator
+from services.auth.identity import client_key
+from services.errors import BadRequest
 from services.limits import ConcurrencyCap, client_of, per_minute
 from services.match_service.servicer import metadata
 from services.matchmaking import logic
@@ -18,8 +21,9 @@ from services.server import Context, Service, Servicer, rpc, rpc_stream
 class MatchmakingServicer(Servicer, mm_grpc.MatchmakingServiceServicer):
     service_name = "meeple.v1.MatchmakingService"
 
-    def __init__(self, maker: Matchmaker) -> None:
+    def __init__(self, maker: Matchmaker, auth: Authenticator) -> None:
         self.maker = maker
+        self.auth = auth
         self.streams = ConcurrencyCap(maker.settings.watch_streams, "open WatchTicket streams")
         self.creations = per_minute(maker.settings.tickets_per_minute)
 
@@ -27,9 +31,13 @@ class MatchmakingServicer(Servicer, mm_grpc.MatchmakingServiceServicer):
     async def CreateTicket(  # noqa: N802 (gRPC method names)
         self, request: mm.CreateTicketRequest, context: Context
     ) -> mm.CreateTicketResponse:
-        client = client_of(context.peer())
+        who = await self.auth.require(context.invocation_metadata())
+        client = client_key(who, context.peer())
         self.creations.check(client, "tickets created per client")
-        return await logic.create_ticket(self.maker, request, client)
+        party = None
+        if who is not None:
+            party = [who, *await self.auth.party_members(request.party_passes, who)]
+        return await logic.create_ticket(self.maker, request, client, party)
 
     @rpc_stream
     async def WatchTicket(  # noqa: N802
@@ -52,7 +60,13 @@ class MatchmakingServicer(Servicer, mm_grpc.MatchmakingServiceServicer):
     async def GetRating(  # noqa: N802
         self, request: mm.GetRatingRequest, context: Context
     ) -> mm.GetRatingResponse:
-        rating = await logic.rating(self.maker, request.game, request.player_id)
+        player = request.player_id
+        if not player:
+            who = await self.auth.require(context.invocation_metadata())
+            if who is None:
+                raise BadRequest("player_id: name the player (identities are off on this server)")
+            player = who.player_id
+        rating = await logic.rating(self.maker, request.game, player)
         return mm.GetRatingResponse(rating=rating)
 
     @rpc
@@ -62,6 +76,6 @@ class MatchmakingServicer(Servicer, mm_grpc.MatchmakingServiceServicer):
         return await logic.leaderboard(self.maker, request)
 
 
-def service(maker: Matchmaker) -> Service:
+def service(maker: Matchmaker, auth: Authenticator) -> Service:
     descriptor = mm.DESCRIPTOR.services_by_name["MatchmakingService"]
-    return Service(MatchmakingServicer(maker), descriptor)
+    return Service(MatchmakingServicer(maker, auth), descriptor)

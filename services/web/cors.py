@@ -14,7 +14,8 @@ ANY = "*"
 # What a Connect or gRPC-Web client sends, and the tokens of meeple's seats.
 ALLOW_HEADERS = (
     b"content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, "
-    b"x-grpc-web, x-user-agent, meeple-seat-token, meeple-owner-token, meeple-ticket-token"
+    b"x-grpc-web, x-user-agent, authorization, meeple-seat-token, meeple-owner-token, "
+    b"meeple-ticket-token"
 )
 # gRPC-Web carries the status in headers when a call fails at once.
 EXPOSE_HEADERS = b"grpc-status, grpc-message, grpc-status-details-bin"

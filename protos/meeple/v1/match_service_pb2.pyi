@@ -52,26 +52,32 @@ class TimeControl(_message.Message):
     def __init__(self, base: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., increment: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SeatConfig(_message.Message):
-    __slots__ = ("kind", "bot_spec")
+    __slots__ = ("kind", "bot_spec", "player_id")
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_SPEC_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     kind: SeatKind
     bot_spec: str
-    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ...) -> None: ...
+    player_id: str
+    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ..., player_id: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("index", "kind", "bot_spec", "joined", "time_left")
+    __slots__ = ("index", "kind", "bot_spec", "joined", "time_left", "player_id", "display_name")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_SPEC_FIELD_NUMBER: _ClassVar[int]
     JOINED_FIELD_NUMBER: _ClassVar[int]
     TIME_LEFT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     index: int
     kind: SeatKind
     bot_spec: str
     joined: bool
     time_left: _duration_pb2.Duration
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ..., joined: _Optional[bool] = ..., time_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    player_id: str
+    display_name: str
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_spec: _Optional[str] = ..., joined: _Optional[bool] = ..., time_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., player_id: _Optional[str] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
     __slots__ = ("returns", "reason", "seat")

@@ -29,6 +29,9 @@ class MatchServiceStub:
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
     stream of events. A seat's token goes in the "meeple-seat-token" metadata;
     the owner token that CreateMatch returns goes in "meeple-owner-token".
+    CreateMatch and JoinMatch act for a player: they need the player's bearer
+    token in the "authorization" metadata (see AuthService), unless the
+    server runs with identities off.
 
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
@@ -85,6 +88,9 @@ class MatchServiceServicer:
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
     stream of events. A seat's token goes in the "meeple-seat-token" metadata;
     the owner token that CreateMatch returns goes in "meeple-owner-token".
+    CreateMatch and JoinMatch act for a player: they need the player's bearer
+    token in the "authorization" metadata (see AuthService), unless the
+    server runs with identities off.
 
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
@@ -102,9 +108,12 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinMatch(self, request, context):
-        """JoinMatch takes a human seat and returns its token. Anyone who knows the
-        match id may take a free human seat; the owner token also retakes a
-        joined seat, replacing its lost token.
+        """JoinMatch takes a human seat for the caller and returns its token. Any
+        player who knows the match id may take a free human seat (one reserved
+        for a player only that player); a player who holds a seat gets its
+        token again, from any device, and the token given before keeps
+        working. The owner token also retakes a seat another holds, replacing
+        its token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -197,6 +206,9 @@ class MatchService:
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
     stream of events. A seat's token goes in the "meeple-seat-token" metadata;
     the owner token that CreateMatch returns goes in "meeple-owner-token".
+    CreateMatch and JoinMatch act for a player: they need the player's bearer
+    token in the "authorization" metadata (see AuthService), unless the
+    server runs with identities off.
 
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and

@@ -30,6 +30,9 @@ class MatchServiceStub:
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
     stream of events. A seat's token goes in the "meeple-seat-token" metadata;
     the owner token that CreateMatch returns goes in "meeple-owner-token".
+    CreateMatch and JoinMatch act for a player: they need the player's bearer
+    token in the "authorization" metadata (see AuthService), unless the
+    server runs with identities off.
 
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
@@ -46,9 +49,12 @@ class MatchServiceStub:
     CreateMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.CreateMatchRequest, _match_service_pb2.CreateMatchResponse]
     """CreateMatch starts a match with human and bot seats."""
     JoinMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.JoinMatchRequest, _match_service_pb2.JoinMatchResponse]
-    """JoinMatch takes a human seat and returns its token. Anyone who knows the
-    match id may take a free human seat; the owner token also retakes a
-    joined seat, replacing its lost token.
+    """JoinMatch takes a human seat for the caller and returns its token. Any
+    player who knows the match id may take a free human seat (one reserved
+    for a player only that player); a player who holds a seat gets its
+    token again, from any device, and the token given before keeps
+    working. The owner token also retakes a seat another holds, replacing
+    its token.
     """
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.SubmitActionRequest, _match_service_pb2.SubmitActionResponse]
     """SubmitAction plays actions of the token's seat at the expected ply."""
@@ -70,6 +76,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
     stream of events. A seat's token goes in the "meeple-seat-token" metadata;
     the owner token that CreateMatch returns goes in "meeple-owner-token".
+    CreateMatch and JoinMatch act for a player: they need the player's bearer
+    token in the "authorization" metadata (see AuthService), unless the
+    server runs with identities off.
 
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
@@ -83,9 +92,12 @@ class MatchServiceAsyncStub(MatchServiceStub):
     CreateMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.CreateMatchRequest, _match_service_pb2.CreateMatchResponse]  # type: ignore[assignment]
     """CreateMatch starts a match with human and bot seats."""
     JoinMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.JoinMatchRequest, _match_service_pb2.JoinMatchResponse]  # type: ignore[assignment]
-    """JoinMatch takes a human seat and returns its token. Anyone who knows the
-    match id may take a free human seat; the owner token also retakes a
-    joined seat, replacing its lost token.
+    """JoinMatch takes a human seat for the caller and returns its token. Any
+    player who knows the match id may take a free human seat (one reserved
+    for a player only that player); a player who holds a seat gets its
+    token again, from any device, and the token given before keeps
+    working. The owner token also retakes a seat another holds, replacing
+    its token.
     """
     SubmitAction: _aio.UnaryUnaryMultiCallable[_match_service_pb2.SubmitActionRequest, _match_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
     """SubmitAction plays actions of the token's seat at the expected ply."""
@@ -106,6 +118,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     """MatchService keeps authoritative matches: seats, turns, clocks, bots and a
     stream of events. A seat's token goes in the "meeple-seat-token" metadata;
     the owner token that CreateMatch returns goes in "meeple-owner-token".
+    CreateMatch and JoinMatch act for a player: they need the player's bearer
+    token in the "authorization" metadata (see AuthService), unless the
+    server runs with identities off.
 
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
@@ -129,9 +144,12 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.JoinMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.JoinMatchResponse, _abc.Awaitable[_match_service_pb2.JoinMatchResponse]]:
-        """JoinMatch takes a human seat and returns its token. Anyone who knows the
-        match id may take a free human seat; the owner token also retakes a
-        joined seat, replacing its lost token.
+        """JoinMatch takes a human seat for the caller and returns its token. Any
+        player who knows the match id may take a free human seat (one reserved
+        for a player only that player); a player who holds a seat gets its
+        token again, from any device, and the token given before keeps
+        working. The owner token also retakes a seat another holds, replacing
+        its token.
         """
 
     @_abc_1.abstractmethod

@@ -27,45 +27,45 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from meeple.v1 import game_pb2 as meeple_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#meeple/v1/matchmaking_service.proto\x12\tmeeple.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14meeple/v1/game.proto\"\xba\x01\n\x13\x43reateTicketRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x13\n\x0bseat_counts\x18\x02 \x03(\r\x12\x12\n\nplayer_ids\x18\x03 \x03(\t\x12\x12\n\nallow_bots\x18\x04 \x01(\x08\x12+\n\x08max_wait\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x12\n\nrequest_id\x18\x06 \x01(\t\"O\n\x14\x43reateTicketResponse\x12!\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Ticket\x12\x14\n\x0cticket_token\x18\x02 \x01(\t\"E\n\x0eSeatAssignment\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nseat_token\x18\x03 \x01(\t\"[\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12(\n\x05seats\x18\x02 \x03(\x0b\x32\x19.meeple.v1.SeatAssignment\x12\x11\n\tbot_seats\x18\x03 \x01(\r\"\xd5\x02\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.meeple.v1.TicketStatus\x12%\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x13\n\x0bseat_counts\x18\x04 \x03(\r\x12\x12\n\nplayer_ids\x18\x05 \x03(\t\x12\x12\n\nallow_bots\x18\x06 \x01(\x08\x12/\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06rating\x18\t \x01(\x01\x12\x0e\n\x06window\x18\n \x01(\x01\x12)\n\nassignment\x18\x0b \x01(\x0b\x32\x15.meeple.v1.Assignment\"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\"\x1f\n\rWindowWidened\x12\x0e\n\x06window\x18\x01 \x01(\x01\"\xc1\x01\n\x13WatchTicketResponse\x12%\n\x08snapshot\x18\x01 \x01(\x0b\x32\x11.meeple.v1.TicketH\x00\x12+\n\x07widened\x18\x02 \x01(\x0b\x32\x18.meeple.v1.WindowWidenedH\x00\x12)\n\x08\x61ssigned\x18\x03 \x01(\x0b\x32\x15.meeple.v1.AssignmentH\x00\x12\"\n\x05\x65nded\x18\x04 \x01(\x0b\x32\x11.meeple.v1.TicketH\x00\x42\x07\n\x05\x65vent\"(\n\x13\x43\x61ncelTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\"9\n\x14\x43\x61ncelTicketResponse\x12!\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Ticket\"X\n\x06Rating\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07ordinal\x18\x04 \x01(\x01\x12\x0f\n\x07matches\x18\x05 \x01(\r\"H\n\x10GetRatingRequest\x12!\n\x04game\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12\x11\n\tplayer_id\x18\x02 \x01(\t\"6\n\x11GetRatingResponse\x12!\n\x06rating\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Rating\"b\n\x16ListLeaderboardRequest\x12!\n\x04game\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"V\n\x17ListLeaderboardResponse\x12\"\n\x07ratings\x18\x01 \x03(\x0b\x32\x11.meeple.v1.Rating\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\x9b\x01\n\x0cTicketStatus\x12\x1d\n\x19TICKET_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14TICKET_STATUS_QUEUED\x10\x01\x12\x1a\n\x16TICKET_STATUS_ASSIGNED\x10\x02\x12\x19\n\x15TICKET_STATUS_EXPIRED\x10\x03\x12\x1b\n\x17TICKET_STATUS_CANCELLED\x10\x04\x32\xa8\x03\n\x12MatchmakingService\x12O\n\x0c\x43reateTicket\x12\x1e.meeple.v1.CreateTicketRequest\x1a\x1f.meeple.v1.CreateTicketResponse\x12N\n\x0bWatchTicket\x12\x1d.meeple.v1.WatchTicketRequest\x1a\x1e.meeple.v1.WatchTicketResponse0\x01\x12O\n\x0c\x43\x61ncelTicket\x12\x1e.meeple.v1.CancelTicketRequest\x1a\x1f.meeple.v1.CancelTicketResponse\x12\x46\n\tGetRating\x12\x1b.meeple.v1.GetRatingRequest\x1a\x1c.meeple.v1.GetRatingResponse\x12X\n\x0fListLeaderboard\x12!.meeple.v1.ListLeaderboardRequest\x1a\".meeple.v1.ListLeaderboardResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#meeple/v1/matchmaking_service.proto\x12\tmeeple.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14meeple/v1/game.proto\"\xd0\x01\n\x13\x43reateTicketRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x13\n\x0bseat_counts\x18\x02 \x03(\r\x12\x12\n\nplayer_ids\x18\x03 \x03(\t\x12\x12\n\nallow_bots\x18\x04 \x01(\x08\x12+\n\x08max_wait\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x14\n\x0cparty_passes\x18\x07 \x03(\t\"O\n\x14\x43reateTicketResponse\x12!\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Ticket\x12\x14\n\x0cticket_token\x18\x02 \x01(\t\"E\n\x0eSeatAssignment\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x12\n\nseat_token\x18\x03 \x01(\t\"[\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12(\n\x05seats\x18\x02 \x03(\x0b\x32\x19.meeple.v1.SeatAssignment\x12\x11\n\tbot_seats\x18\x03 \x01(\r\"\xd5\x02\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.meeple.v1.TicketStatus\x12%\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x13\n\x0bseat_counts\x18\x04 \x03(\r\x12\x12\n\nplayer_ids\x18\x05 \x03(\t\x12\x12\n\nallow_bots\x18\x06 \x01(\x08\x12/\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06rating\x18\t \x01(\x01\x12\x0e\n\x06window\x18\n \x01(\x01\x12)\n\nassignment\x18\x0b \x01(\x0b\x32\x15.meeple.v1.Assignment\"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\"\x1f\n\rWindowWidened\x12\x0e\n\x06window\x18\x01 \x01(\x01\"\xc1\x01\n\x13WatchTicketResponse\x12%\n\x08snapshot\x18\x01 \x01(\x0b\x32\x11.meeple.v1.TicketH\x00\x12+\n\x07widened\x18\x02 \x01(\x0b\x32\x18.meeple.v1.WindowWidenedH\x00\x12)\n\x08\x61ssigned\x18\x03 \x01(\x0b\x32\x15.meeple.v1.AssignmentH\x00\x12\"\n\x05\x65nded\x18\x04 \x01(\x0b\x32\x11.meeple.v1.TicketH\x00\x42\x07\n\x05\x65vent\"(\n\x13\x43\x61ncelTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\"9\n\x14\x43\x61ncelTicketResponse\x12!\n\x06ticket\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Ticket\"X\n\x06Rating\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07ordinal\x18\x04 \x01(\x01\x12\x0f\n\x07matches\x18\x05 \x01(\r\"H\n\x10GetRatingRequest\x12!\n\x04game\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12\x11\n\tplayer_id\x18\x02 \x01(\t\"6\n\x11GetRatingResponse\x12!\n\x06rating\x18\x01 \x01(\x0b\x32\x11.meeple.v1.Rating\"b\n\x16ListLeaderboardRequest\x12!\n\x04game\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"V\n\x17ListLeaderboardResponse\x12\"\n\x07ratings\x18\x01 \x03(\x0b\x32\x11.meeple.v1.Rating\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\x9b\x01\n\x0cTicketStatus\x12\x1d\n\x19TICKET_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14TICKET_STATUS_QUEUED\x10\x01\x12\x1a\n\x16TICKET_STATUS_ASSIGNED\x10\x02\x12\x19\n\x15TICKET_STATUS_EXPIRED\x10\x03\x12\x1b\n\x17TICKET_STATUS_CANCELLED\x10\x04\x32\xa8\x03\n\x12MatchmakingService\x12O\n\x0c\x43reateTicket\x12\x1e.meeple.v1.CreateTicketRequest\x1a\x1f.meeple.v1.CreateTicketResponse\x12N\n\x0bWatchTicket\x12\x1d.meeple.v1.WatchTicketRequest\x1a\x1e.meeple.v1.WatchTicketResponse0\x01\x12O\n\x0c\x43\x61ncelTicket\x12\x1e.meeple.v1.CancelTicketRequest\x1a\x1f.meeple.v1.CancelTicketResponse\x12\x46\n\tGetRating\x12\x1b.meeple.v1.GetRatingRequest\x1a\x1c.meeple.v1.GetRatingResponse\x12X\n\x0fListLeaderboard\x12!.meeple.v1.ListLeaderboardRequest\x1a\".meeple.v1.ListLeaderboardResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'meeple.v1.matchmaking_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TICKETSTATUS']._serialized_start=1695
-  _globals['_TICKETSTATUS']._serialized_end=1850
+  _globals['_TICKETSTATUS']._serialized_start=1717
+  _globals['_TICKETSTATUS']._serialized_end=1872
   _globals['_CREATETICKETREQUEST']._serialized_start=138
-  _globals['_CREATETICKETREQUEST']._serialized_end=324
-  _globals['_CREATETICKETRESPONSE']._serialized_start=326
-  _globals['_CREATETICKETRESPONSE']._serialized_end=405
-  _globals['_SEATASSIGNMENT']._serialized_start=407
-  _globals['_SEATASSIGNMENT']._serialized_end=476
-  _globals['_ASSIGNMENT']._serialized_start=478
-  _globals['_ASSIGNMENT']._serialized_end=569
-  _globals['_TICKET']._serialized_start=572
-  _globals['_TICKET']._serialized_end=913
-  _globals['_WATCHTICKETREQUEST']._serialized_start=915
-  _globals['_WATCHTICKETREQUEST']._serialized_end=954
-  _globals['_WINDOWWIDENED']._serialized_start=956
-  _globals['_WINDOWWIDENED']._serialized_end=987
-  _globals['_WATCHTICKETRESPONSE']._serialized_start=990
-  _globals['_WATCHTICKETRESPONSE']._serialized_end=1183
-  _globals['_CANCELTICKETREQUEST']._serialized_start=1185
-  _globals['_CANCELTICKETREQUEST']._serialized_end=1225
-  _globals['_CANCELTICKETRESPONSE']._serialized_start=1227
-  _globals['_CANCELTICKETRESPONSE']._serialized_end=1284
-  _globals['_RATING']._serialized_start=1286
-  _globals['_RATING']._serialized_end=1374
-  _globals['_GETRATINGREQUEST']._serialized_start=1376
-  _globals['_GETRATINGREQUEST']._serialized_end=1448
-  _globals['_GETRATINGRESPONSE']._serialized_start=1450
-  _globals['_GETRATINGRESPONSE']._serialized_end=1504
-  _globals['_LISTLEADERBOARDREQUEST']._serialized_start=1506
-  _globals['_LISTLEADERBOARDREQUEST']._serialized_end=1604
-  _globals['_LISTLEADERBOARDRESPONSE']._serialized_start=1606
-  _globals['_LISTLEADERBOARDRESPONSE']._serialized_end=1692
-  _globals['_MATCHMAKINGSERVICE']._serialized_start=1853
-  _globals['_MATCHMAKINGSERVICE']._serialized_end=2277
+  _globals['_CREATETICKETREQUEST']._serialized_end=346
+  _globals['_CREATETICKETRESPONSE']._serialized_start=348
+  _globals['_CREATETICKETRESPONSE']._serialized_end=427
+  _globals['_SEATASSIGNMENT']._serialized_start=429
+  _globals['_SEATASSIGNMENT']._serialized_end=498
+  _globals['_ASSIGNMENT']._serialized_start=500
+  _globals['_ASSIGNMENT']._serialized_end=591
+  _globals['_TICKET']._serialized_start=594
+  _globals['_TICKET']._serialized_end=935
+  _globals['_WATCHTICKETREQUEST']._serialized_start=937
+  _globals['_WATCHTICKETREQUEST']._serialized_end=976
+  _globals['_WINDOWWIDENED']._serialized_start=978
+  _globals['_WINDOWWIDENED']._serialized_end=1009
+  _globals['_WATCHTICKETRESPONSE']._serialized_start=1012
+  _globals['_WATCHTICKETRESPONSE']._serialized_end=1205
+  _globals['_CANCELTICKETREQUEST']._serialized_start=1207
+  _globals['_CANCELTICKETREQUEST']._serialized_end=1247
+  _globals['_CANCELTICKETRESPONSE']._serialized_start=1249
+  _globals['_CANCELTICKETRESPONSE']._serialized_end=1306
+  _globals['_RATING']._serialized_start=1308
+  _globals['_RATING']._serialized_end=1396
+  _globals['_GETRATINGREQUEST']._serialized_start=1398
+  _globals['_GETRATINGREQUEST']._serialized_end=1470
+  _globals['_GETRATINGRESPONSE']._serialized_start=1472
+  _globals['_GETRATINGRESPONSE']._serialized_end=1526
+  _globals['_LISTLEADERBOARDREQUEST']._serialized_start=1528
+  _globals['_LISTLEADERBOARDREQUEST']._serialized_end=1626
+  _globals['_LISTLEADERBOARDRESPONSE']._serialized_start=1628
+  _globals['_LISTLEADERBOARDRESPONSE']._serialized_end=1714
+  _globals['_MATCHMAKINGSERVICE']._serialized_start=1875
+  _globals['_MATCHMAKINGSERVICE']._serialized_end=2299
 # @@protoc_insertion_point(module_scope)

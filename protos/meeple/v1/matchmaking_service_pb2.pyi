@@ -26,20 +26,22 @@ TICKET_STATUS_EXPIRED: TicketStatus
 TICKET_STATUS_CANCELLED: TicketStatus
 
 class CreateTicketRequest(_message.Message):
-    __slots__ = ("config", "seat_counts", "player_ids", "allow_bots", "max_wait", "request_id")
+    __slots__ = ("config", "seat_counts", "player_ids", "allow_bots", "max_wait", "request_id", "party_passes")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNTS_FIELD_NUMBER: _ClassVar[int]
     PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
     ALLOW_BOTS_FIELD_NUMBER: _ClassVar[int]
     MAX_WAIT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    PARTY_PASSES_FIELD_NUMBER: _ClassVar[int]
     config: _game_pb2.GameConfig
     seat_counts: _containers.RepeatedScalarFieldContainer[int]
     player_ids: _containers.RepeatedScalarFieldContainer[str]
     allow_bots: bool
     max_wait: _duration_pb2.Duration
     request_id: str
-    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seat_counts: _Optional[_Iterable[int]] = ..., player_ids: _Optional[_Iterable[str]] = ..., allow_bots: _Optional[bool] = ..., max_wait: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    party_passes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seat_counts: _Optional[_Iterable[int]] = ..., player_ids: _Optional[_Iterable[str]] = ..., allow_bots: _Optional[bool] = ..., max_wait: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., party_passes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateTicketResponse(_message.Message):
     __slots__ = ("ticket", "ticket_token")

@@ -35,14 +35,19 @@ class MatchmakingServiceStub:
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
     its max_wait, expires. Only watched tickets are seated: every ticket at a
     table has its WatchTicket open, so a ticket nobody watches never takes a
-    player's seat. Player ids are chosen by the clients and are not
-    authenticated.
+    player's seat. CreateTicket acts for its players: its caller's bearer
+    token (see AuthService) names the leader, and each other member consents
+    with a party pass; unless the server runs with identities off, where
+    player ids are the client's to choose and are not verified. A player has
+    at most one queued ticket in a queue (FAILED_PRECONDITION beyond).
+    Ratings are written only by the server, at the end of a matchmade match.
 
-    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
-    a minute (120 by default) and open tickets at once (16, across every
-    queue); a matchmade match counts against the address's match budget as
-    a CreateMatch does, once for each address with a ticket at its table (a
-    ticket whose address has spent it waits).
+    Limits per client (the caller's player when it has a token, else its
+    address), RESOURCE_EXHAUSTED beyond: CreateTicket calls a minute (120 by
+    default) and open tickets at once (16, across every queue); a matchmade
+    match counts against the client's match budget as a CreateMatch does,
+    once for each client with a ticket at its table (a ticket whose client
+    has spent it waits).
     """
 
     def __init__(self, channel):
@@ -88,14 +93,19 @@ class MatchmakingServiceServicer:
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
     its max_wait, expires. Only watched tickets are seated: every ticket at a
     table has its WatchTicket open, so a ticket nobody watches never takes a
-    player's seat. Player ids are chosen by the clients and are not
-    authenticated.
+    player's seat. CreateTicket acts for its players: its caller's bearer
+    token (see AuthService) names the leader, and each other member consents
+    with a party pass; unless the server runs with identities off, where
+    player ids are the client's to choose and are not verified. A player has
+    at most one queued ticket in a queue (FAILED_PRECONDITION beyond).
+    Ratings are written only by the server, at the end of a matchmade match.
 
-    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
-    a minute (120 by default) and open tickets at once (16, across every
-    queue); a matchmade match counts against the address's match budget as
-    a CreateMatch does, once for each address with a ticket at its table (a
-    ticket whose address has spent it waits).
+    Limits per client (the caller's player when it has a token, else its
+    address), RESOURCE_EXHAUSTED beyond: CreateTicket calls a minute (120 by
+    default) and open tickets at once (16, across every queue); a matchmade
+    match counts against the client's match budget as a CreateMatch does,
+    once for each client with a ticket at its table (a ticket whose client
+    has spent it waits).
     """
 
     def CreateTicket(self, request, context):
@@ -181,14 +191,19 @@ class MatchmakingService:
     stream is one; a ticket unwatched for 10 seconds, or waiting longer than
     its max_wait, expires. Only watched tickets are seated: every ticket at a
     table has its WatchTicket open, so a ticket nobody watches never takes a
-    player's seat. Player ids are chosen by the clients and are not
-    authenticated.
+    player's seat. CreateTicket acts for its players: its caller's bearer
+    token (see AuthService) names the leader, and each other member consents
+    with a party pass; unless the server runs with identities off, where
+    player ids are the client's to choose and are not verified. A player has
+    at most one queued ticket in a queue (FAILED_PRECONDITION beyond).
+    Ratings are written only by the server, at the end of a matchmade match.
 
-    Limits per client address, RESOURCE_EXHAUSTED beyond: CreateTicket calls
-    a minute (120 by default) and open tickets at once (16, across every
-    queue); a matchmade match counts against the address's match budget as
-    a CreateMatch does, once for each address with a ticket at its table (a
-    ticket whose address has spent it waits).
+    Limits per client (the caller's player when it has a token, else its
+    address), RESOURCE_EXHAUSTED beyond: CreateTicket calls a minute (120 by
+    default) and open tickets at once (16, across every queue); a matchmade
+    match counts against the client's match budget as a CreateMatch does,
+    once for each client with a ticket at its table (a ticket whose client
+    has spent it waits).
     """
 
     @staticmethod
