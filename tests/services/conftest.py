@@ -16,17 +16,36 @@ import pytest
 
 from services.app import App
 from services.settings import Settings
+from tests.identities import bearer, signed_in_channel, token_for
+
+DEFAULT_PLAYER = "tester"
 
 
 class Served:
-    """A running App and a channel to it."""
+    """A running App and a channel to it. ``channel`` acts as the player
+    ``DEFAULT_PLAYER`` (a real token, signed by the app's own key) in calls
+    that carry no token of their own; ``plain`` sends none; ``token(p)``
+    and ``bearer(p)`` give other players' tokens and metadata."""
 
     def __init__(self, app: App, loop: asyncio.AbstractEventLoop) -> None:
         self.app = app
         self.loop = loop
         self.address = f"127.0.0.1:{app.port}"
         self.metrics_url = f"http://127.0.0.1:{app.metrics_port}/metrics"
-        self.channel = grpc.insecure_channel(self.address)
+        self.plain = grpc.insecure_channel(self.address)
+        self._tokens: dict[str, str] = {}
+        self.channel = signed_in_channel(self.plain, lambda: self.token(DEFAULT_PLAYER))
+
+    def token(self, player_id: str, name: str | None = None) -> str:
+        """An access token of ``player_id`` (made once per player)."""
+        if not self.app.auth.enabled:
+            return "identities-are-off"
+        if player_id not in self._tokens:
+            self._tokens[player_id] = token_for(self.app, player_id, name)
+        return self._tokens[player_id]
+
+    def bearer(self, player_id: str) -> tuple[tuple[str, str], ...]:
+        return bearer(self.token(player_id))
 
     def run(self, coroutine: Any, timeout: float = 30) -> Any:
         """Runs ``coroutine`` on the server's event loop and returns its result."""
@@ -44,7 +63,7 @@ def serving(settings: Settings | None = None, **options: Any) -> Iterator[Served
     try:
         yield served
     finally:
-        served.channel.close()
+        served.plain.close()
         stopping = asyncio.run_coroutine_threadsafe(app.stop(grace=0.5), loop)
         try:
             stopping.result(timeout=STOP_SECONDS)

@@ -1,0 +1,64 @@
+"""Identities for tests: real access tokens, signed by a running server's
+own guest key (``App.auth.signer``) for any player id, and a gRPC channel
+that sends one on every call that carries no ``authorization`` of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from services.app import App
+from services.auth import guests
+
+AUTHORIZATION = "authorization"
+
+
+def token_for(app: App, player_id: str, name: str | None = None, seconds: float = 3600) -> str:
+    """An access token of ``player_id`` that ``app`` (and every replica
+    sharing its store) accepts."""
+    signed = app.auth.signer.sign(guests.ACCESS_AUDIENCE, player_id, seconds, name=name or player_id)
+    return signed.token
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """The metadata that carries ``token``."""
+    return ((AUTHORIZATION, f"Bearer {token}"),)
+
+
+class _Details(grpc.ClientCallDetails):  # type: ignore[misc]
+    def __init__(self, details: Any, metadata: list[tuple[str, str]]) -> None:
+        self.method = details.method
+        self.timeout = details.timeout
+        self.metadata = metadata
+        self.credentials = details.credentials
+        self.wait_for_ready = getattr(details, "wait_for_ready", None)
+        self.compression = getattr(details, "compression", None)
+
+
+class DefaultToken(
+    grpc.UnaryUnaryClientInterceptor,  # type: ignore[misc]
+    grpc.UnaryStreamClientInterceptor,  # type: ignore[misc]
+):
+    """Adds ``authorization: Bearer <token()>`` to calls that have none."""
+
+    def __init__(self, token: Callable[[], str]) -> None:
+        self.token = token
+
+    def _details(self, details: Any) -> Any:
+        metadata = list(details.metadata or ())
+        if not any(key == AUTHORIZATION for key, _ in metadata):
+            metadata.append((AUTHORIZATION, f"Bearer {self.token()}"))
+        return _Details(details, metadata)
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+
+def signed_in_channel(channel: grpc.Channel, token: Callable[[], str]) -> grpc.Channel:
+    """``channel`` sending ``token()`` on every call without a token of its own."""
+    return grpc.intercept_channel(channel, DefaultToken(token))
