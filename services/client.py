@@ -1,20 +1,35 @@
-"""A thin Python client for a meeple server: connect, create a match against
+"""A thin Python client for a meeple server: sign in, create a match against
 bots, join, submit, watch; or find a match through matchmaking: a ticket,
 watched until it is seated. Third-party code may use the generated stubs in
 ``meeple.v1`` directly; this wraps the common steps.
 
+A client acts for one player: a guest it signs in (``sign_in_guest``; the
+session is kept and refreshed before its access token expires), or the
+player of an access token it is given (``MeepleClient(address,
+token=...)``, e.g. the studio provider's). It sends the token on the calls
+that act for the player: CreateMatch, JoinMatch, CreateTicket,
+CreatePartyPass, GetIdentity and GetRating of one's own rating.
+
 >>> client = MeepleClient("127.0.0.1:50051")             # doctest: +SKIP
+>>> session = client.sign_in_guest("ann")                 # or MeepleClient(..., token=...)
 >>> match = client.create_match("othello", ["human", "hard"]).match
 >>> seat = client.join(match.match_id)
 >>> for event in client.watch(match.match_id): ...
 
->>> ticket = client.create_ticket("othello", "ann")      # doctest: +SKIP
+>>> ticket = client.create_ticket("othello")              # doctest: +SKIP
 >>> seat = client.wait_for_match(ticket).seat             # a SeatHandle, as join gives
+
+A party: each other member agrees to the leader's ticket with a pass.
+
+>>> bo_pass = bo.party_pass(client.player_id)             # doctest: +SKIP
+>>> ticket = client.create_ticket("othello", party_passes=[bo_pass])
+>>> seats = client.wait_for_match(ticket).seats           # by player id
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +39,8 @@ import grpc
 from google.protobuf.duration_pb2 import Duration
 from meeple.v1 import ai_service_pb2 as ai
 from meeple.v1 import ai_service_pb2_grpc as ai_grpc
+from meeple.v1 import auth_service_pb2 as auth
+from meeple.v1 import auth_service_pb2_grpc as auth_grpc
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
@@ -35,6 +52,11 @@ from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 OWNER_TOKEN_METADATA = "meeple-owner-token"
 TICKET_TOKEN_METADATA = "meeple-ticket-token"
+AUTHORIZATION_METADATA = "authorization"
+# A session is refreshed when less than this is left of its access token
+# (or less than half its lifetime, for short ones): early enough for a
+# clock a little off the server's.
+REFRESH_MARGIN_SECONDS = 300.0
 # A CreateTicket whose answer may have been lost: retried with the same request_id.
 RETRIED_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 KINDS = {
@@ -146,15 +168,94 @@ def game_kind(game: str | pb.GameKind) -> pb.GameKind:
 
 
 class MeepleClient:
-    """Stubs for every service over one channel, with the usual steps."""
+    """Stubs for every service over one channel, with the usual steps.
 
-    def __init__(self, address: str, timeout: float = 30.0) -> None:
+    ``token``: an access token to act with (the studio provider's, or a
+    guest session's kept elsewhere); it is sent as given, never refreshed.
+    Without one, ``sign_in_guest`` makes the client a guest's. A client
+    with neither acts for nobody: fine for watching, and for a server with
+    identities off (MEEPLE_AUTH=off), where requests name their players."""
+
+    def __init__(self, address: str, timeout: float = 30.0, token: str | None = None) -> None:
         self.channel = grpc.insecure_channel(address)
         self.timeout = timeout
         self.rules = rules_grpc.RulesServiceStub(self.channel)
         self.matches = ms_grpc.MatchServiceStub(self.channel)
         self.ai = ai_grpc.AIServiceStub(self.channel)
         self.tickets = mm_grpc.MatchmakingServiceStub(self.channel)
+        self.auth = auth_grpc.AuthServiceStub(self.channel)
+        self.session: auth.Session | None = None  # a signed-in guest's, kept fresh
+        self._token = token
+        self._renew_at = float("inf")  # time.monotonic() when the session is refreshed
+        self._session_lock = threading.Lock()  # one refresh at a time, across threads
+
+    # --- identity ----------------------------------------------------------------------
+
+    def sign_in_guest(self, display_name: str) -> auth.Session:
+        """Signs in a new guest (``display_name``: 1 to 24 letters, digits,
+        spaces and - _ . ') and acts for it from now on: the session is kept
+        and refreshed before its access token expires. The server limits
+        sign-ins per address (RESOURCE_EXHAUSTED beyond); a server with
+        identities off refuses them (FAILED_PRECONDITION)."""
+        request = auth.SignInGuestRequest(display_name=display_name)
+        session = self.auth.SignInGuest(request, timeout=self.timeout).session
+        with self._session_lock:
+            self._keep(session)
+        return session
+
+    def refresh_session(self) -> auth.Session:
+        """Trades the session's refresh token for a new session of the same
+        guest now (the acting calls do it by themselves when it is due)."""
+        with self._session_lock:
+            if self.session is None:
+                raise ValueError("no session to refresh: sign_in_guest first")
+            return self._refresh()
+
+    def _keep(self, session: auth.Session) -> None:
+        lifetime = session.access_expire_time.ToMilliseconds() / 1000 - time.time()
+        margin = min(REFRESH_MARGIN_SECONDS, max(lifetime, 0.0) / 2)
+        self.session = session
+        self._token = session.access_token
+        self._renew_at = time.monotonic() + lifetime - margin
+
+    def _refresh(self) -> auth.Session:
+        assert self.session is not None
+        request = auth.RefreshSessionRequest(refresh_token=self.session.refresh_token)
+        session = self.auth.RefreshSession(request, timeout=self.timeout).session
+        self._keep(session)
+        return session
+
+    @property
+    def token(self) -> str | None:
+        """The access token the acting calls send (None: none)."""
+        return self._token
+
+    @property
+    def player_id(self) -> str | None:
+        """The signed-in guest's player id (None without a session: see ``identity``)."""
+        return self.session.identity.player_id if self.session is not None else None
+
+    def bearer(self) -> tuple[tuple[str, str], ...]:
+        """The ``authorization`` metadata of the acting calls, refreshing the
+        session first when it is due; empty without a token."""
+        with self._session_lock:
+            if self.session is not None and time.monotonic() >= self._renew_at:
+                self._refresh()
+            token = self._token
+        return ((AUTHORIZATION_METADATA, f"Bearer {token}"),) if token else ()
+
+    def identity(self) -> auth.Identity:
+        """Whom the token names, as the server verified it."""
+        request = auth.GetIdentityRequest()
+        return self.auth.GetIdentity(request, metadata=self.bearer(), timeout=self.timeout).identity
+
+    def party_pass(self, leader_id: str) -> str:
+        """This player's consent to sit in the party of ``leader_id``: a pass
+        for the leader's ``create_ticket(..., party_passes=[...])``, good
+        for one leader and for 5 minutes."""
+        request = auth.CreatePartyPassRequest(leader_player_id=leader_id)
+        response = self.auth.CreatePartyPass(request, metadata=self.bearer(), timeout=self.timeout)
+        return response.party_pass
 
     def close(self) -> None:
         self.channel.close()
@@ -176,17 +277,21 @@ class MeepleClient:
         request = ms.CreateMatchRequest(
             config=config, seats=[seat_config(s) for s in seats], time_control=time_control
         )
-        return self.matches.CreateMatch(request, timeout=self.timeout)
+        return self.matches.CreateMatch(request, metadata=self.bearer(), timeout=self.timeout)
 
     def join(
         self, match_id: str, seat: int | None = None, owner_token: str | None = None
     ) -> SeatHandle:
-        """Takes a free human seat (the first, unless ``seat`` is given); with
-        the match's owner token, retakes a joined seat whose token was lost."""
+        """Takes a human seat for this client's player: its own seat if it
+        holds one (the same seat token again), else the first free one it
+        may take, unless ``seat`` is given; with the match's owner token,
+        retakes a joined seat whose token was lost."""
         request = ms.JoinMatchRequest(match_id=match_id)
         if seat is not None:
             request.seat = seat
-        metadata = ((OWNER_TOKEN_METADATA, owner_token),) if owner_token else None
+        metadata = self.bearer()
+        if owner_token:
+            metadata += ((OWNER_TOKEN_METADATA, owner_token),)
         response = self.matches.JoinMatch(request, metadata=metadata, timeout=self.timeout)
         return SeatHandle(match_id, response.seat, response.seat_token)
 
@@ -268,19 +373,27 @@ class MeepleClient:
     def create_ticket(
         self,
         game: str | pb.GameConfig,
-        players: str | Sequence[str],
+        players: str | Sequence[str] = (),
         seat_counts: Sequence[int] = (),
         allow_bots: bool = False,
         max_wait: float | None = None,
         request_id: str | None = None,
         retries: int = 3,
+        party_passes: Sequence[str] = (),
     ) -> TicketHandle:
-        """Queues a party (one player id, or several who sit at one table)
-        for a match of ``game`` at a table of one of ``seat_counts`` (empty:
-        any size the game has); with ``allow_bots``, bots fill the empty
-        seats after a wait; ``max_wait`` in seconds (default: the server's,
-        2 minutes). The ticket lives while it is watched (``watch_ticket``,
-        ``wait_for_match``): unwatched, it expires within seconds.
+        """Queues this client's player, with the player of each of
+        ``party_passes`` (each member's ``party_pass`` naming this player as
+        leader; they sit at one table), for a match of ``game`` at a table
+        of one of ``seat_counts`` (empty: any size the game has); with
+        ``allow_bots``, bots fill the empty seats after a wait; ``max_wait``
+        in seconds (default: the server's, 2 minutes). The ticket lives
+        while it is watched (``watch_ticket``, ``wait_for_match``):
+        unwatched, it expires within seconds. A player has one queued ticket
+        per queue at most (FAILED_PRECONDITION beyond).
+
+        ``players`` may name the party (this player and the passes'
+        players, in any order) or stay empty for them; on a server with
+        identities off, it names the players, who are not verified.
 
         The ticket's request id is made here (or given, to retry a ticket of
         an earlier call or process) and sent again on each retry: when an
@@ -298,11 +411,14 @@ class MeepleClient:
             allow_bots=allow_bots,
             max_wait=wait,
             request_id=request_id or new_request_id(),
+            party_passes=list(party_passes),
         )
         failures = 0
         while True:
             try:
-                created = self.tickets.CreateTicket(request, timeout=self.timeout)
+                created = self.tickets.CreateTicket(
+                    request, metadata=self.bearer(), timeout=self.timeout
+                )
                 break
             except grpc.RpcError as error:
                 if error.code() not in RETRIED_CODES or failures >= retries:
@@ -364,10 +480,12 @@ class MeepleClient:
         )
         return response.ticket
 
-    def get_rating(self, game: str | pb.GameKind, player_id: str) -> mm.Rating:
-        """A player's rating in a game (a new player's if none is stored)."""
-        request = mm.GetRatingRequest(game=game_kind(game), player_id=player_id)
-        return self.tickets.GetRating(request, timeout=self.timeout).rating
+    def get_rating(self, game: str | pb.GameKind, player_id: str | None = None) -> mm.Rating:
+        """A player's rating in a game (a new player's if none is stored);
+        without ``player_id``, this client's player's."""
+        request = mm.GetRatingRequest(game=game_kind(game), player_id=player_id or "")
+        metadata = self.bearer() if not player_id else ()
+        return self.tickets.GetRating(request, metadata=metadata, timeout=self.timeout).rating
 
     def leaderboard(self, game: str | pb.GameKind, limit: int | None = 50) -> list[mm.Rating]:
         """A game's players by rating (ordinal), best first: the first

@@ -1,5 +1,6 @@
 """The Python client helper and the example that uses it, against the server:
-matches, and matchmaking tickets (two clients seated together, cancel, a
+sign-in (a guest's session, kept and refreshed; a given token), matches, and
+matchmaking tickets (two clients seated together, a party, cancel, a
 retried CreateTicket)."""
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def test_the_example_plays_a_whole_game_of_each_kind(
 
 
 def test_watch_resumes_without_gaps(server: Served) -> None:
-    with MeepleClient(server.address) as client:
+    with MeepleClient(server.address, token=server.token("watcher")) as client:
         match = client.create_match("othello", ["random", "random"]).match
         events = list(client.watch(match.match_id))
         tail = list(client.watch(match.match_id, from_ply=10))
@@ -77,7 +78,7 @@ def test_meeple_watch_prints_a_match(server: Served) -> None:
     from services.cli import app
 
     address = server.address
-    with MeepleClient(address) as client:
+    with MeepleClient(address, token=server.token("watcher")) as client:
         match = client.create_match("othello", ["random", "random"]).match
     result = CliRunner().invoke(app, ["watch", match.match_id, "--address", address])
     assert result.exit_code == 0, result.output
@@ -124,14 +125,12 @@ def test_two_clients_tickets_meet_and_both_play_the_match_to_its_end(
     served = serve(SUITE_SETTINGS, workers=1)
 
     def ann() -> tuple[list[mm.WatchTicketResponse], TicketAssignment, int]:
-        with MeepleClient(served.address) as client:
-            events, assignment = read_ticket(
-                client.watch_ticket(client.create_ticket("othello", "ann"))
-            )
+        with MeepleClient(served.address, token=served.token("ann")) as client:
+            events, assignment = read_ticket(client.watch_ticket(client.create_ticket("othello")))
             return events, assignment, play_first_legal_actions(client, assignment.seat)
 
     def bo() -> tuple[list[mm.WatchTicketResponse], TicketAssignment, int]:
-        with MeepleClient(served.address) as client:
+        with MeepleClient(served.address, token=served.token("bo")) as client:
             assignment = client.wait_for_match(client.create_ticket("othello", ["bo"]))
             return [], assignment, play_first_legal_actions(client, assignment.seat)
 
@@ -171,8 +170,9 @@ def test_two_clients_tickets_meet_and_both_play_the_match_to_its_end(
 
 def test_a_cancelled_ticket_ends_the_wait_for_its_match(serve: Callable[..., Served]) -> None:
     served = serve(SUITE_SETTINGS, workers=1)
-    with MeepleClient(served.address) as client, ThreadPoolExecutor(1) as pool:
-        ticket = client.create_ticket("othello", "alone", max_wait=60)
+    alone = served.token("alone")
+    with MeepleClient(served.address, token=alone) as client, ThreadPoolExecutor(1) as pool:
+        ticket = client.create_ticket("othello", max_wait=60)
         assert ticket.ticket_id
         assert ticket.token
         waiting = pool.submit(client.wait_for_match, ticket)
@@ -209,7 +209,10 @@ def test_a_ticket_whose_answer_was_lost_is_retried_with_its_request_id(
     then meets another player's; a request the server refuses is not
     retried."""
     served = serve(SUITE_SETTINGS, workers=1)
-    with MeepleClient(served.address) as client, MeepleClient(served.address) as other:
+    with (
+        MeepleClient(served.address, token=served.token("ann")) as client,
+        MeepleClient(served.address, token=served.token("bo")) as other,
+    ):
         real = client.tickets.CreateTicket
         sent: list[str] = []  # the request_id of each call
         answers: list[mm.CreateTicketResponse] = []
@@ -230,7 +233,7 @@ def test_a_ticket_whose_answer_was_lost_is_retried_with_its_request_id(
         assert ticket.token == answers[0].ticket_token
         # The same request_id in a later call (as a restarted client would send): the same ticket.
         assert client.create_ticket("othello", "ann", request_id=ticket.request_id) == ticket
-        bo = other.create_ticket("othello", "bo")
+        bo = other.create_ticket("othello")
         with ThreadPoolExecutor(2) as pool:
             seated = [pool.submit(c.wait_for_match, t) for c, t in ((client, ticket), (other, bo))]
             first, second = (future.result(timeout=30) for future in seated)
@@ -238,7 +241,7 @@ def test_a_ticket_whose_answer_was_lost_is_retried_with_its_request_id(
         assert {first.seat.seat, second.seat.seat} == {0, 1}
         sent.clear()
         with pytest.raises(grpc.RpcError) as refused:
-            client.create_ticket("othello", ["cy", "cy"])
+            client.create_ticket("othello", ["ann", "ann"])
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert len(sent) == 1
 
@@ -248,7 +251,7 @@ def test_a_dropped_ticket_watch_is_reopened(serve: Callable[..., Served]) -> Non
     stream again and passes on the rest, without the second snapshot; the
     ticket is seated (a bot fills the table) all the same."""
     served = serve(dataclasses.replace(SUITE_SETTINGS, bot_fill_after=0.3), workers=1)
-    with MeepleClient(served.address) as client:
+    with MeepleClient(served.address, token=served.token("solo")) as client:
         real = client.tickets.WatchTicket
         calls: list[int] = []
 
@@ -262,7 +265,7 @@ def test_a_dropped_ticket_watch_is_reopened(serve: Callable[..., Served]) -> Non
             yield from stream
 
         client.tickets.WatchTicket = dropping  # type: ignore[method-assign]
-        ticket = client.create_ticket("othello", "solo", allow_bots=True)
+        ticket = client.create_ticket("othello", allow_bots=True)
         events, assignment = read_ticket(client.watch_ticket(ticket))
     assert len(calls) == 2
     assert [e.HasField("snapshot") for e in events].count(True) == 1
@@ -270,3 +273,108 @@ def test_a_dropped_ticket_watch_is_reopened(serve: Callable[..., Served]) -> Non
     assert events[-1].HasField("assigned")
     assert assignment.bot_seats == 1
     assert set(assignment.seats) == {"solo"}
+
+
+# --- identities ----------------------------------------------------------------------
+
+
+def test_a_signed_in_guest_acts_as_itself(server: Served) -> None:
+    """The session names a new guest; the client sends its token on the
+    acting calls: the seat it joins is its player's, with its name, and
+    its own rating is its player's. Without a token, acting is refused."""
+    with MeepleClient(server.address) as client:
+        session = client.sign_in_guest("Ann the First")
+        me = session.identity.player_id
+        assert me.startswith("guest-")
+        assert client.player_id == me
+        assert client.token == session.access_token
+        assert session.refresh_token
+        identity = client.identity()
+        assert (identity.player_id, identity.display_name) == (me, "Ann the First")
+        match = client.create_match("othello", ["human", "random"]).match
+        seat = client.join(match.match_id)
+        again = client.join(match.match_id)  # its own seat, from any device: the same token
+        assert again == seat
+        seated = client.get(match.match_id).match.seats[seat.seat]
+        assert (seated.player_id, seated.display_name) == (me, "Ann the First")
+        assert client.get_rating("othello").player_id == me
+        client.resign(seat)
+    with MeepleClient(server.address) as anonymous:
+        with pytest.raises(grpc.RpcError) as refused:
+            anonymous.create_match("othello", ["random", "random"])
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(ValueError, match="sign_in_guest first"):
+            anonymous.refresh_session()
+
+
+def test_the_session_is_refreshed_before_its_access_token_expires(
+    serve: Callable[..., Served],
+) -> None:
+    """Access tokens of 2 seconds: past half of that, the next acting call
+    refreshes the session first (the same guest, a new token); a given
+    token is sent as it is."""
+    served = serve(dataclasses.replace(SUITE_SETTINGS, auth_access_ttl=2.0), workers=1)
+    with MeepleClient(served.address) as client:
+        first = client.sign_in_guest("refresher")
+        refreshes: list[object] = []
+        real = client.auth.RefreshSession
+
+        def counted(request: Any, **options: Any) -> Any:
+            refreshes.append(request)
+            return real(request, **options)
+
+        client.auth.RefreshSession = counted  # type: ignore[method-assign]
+        client.create_match("othello", ["random", "random"])
+        assert refreshes == []  # not due yet
+        time.sleep(1.2)
+        client.create_match("othello", ["random", "random"])
+        assert len(refreshes) == 1
+        assert client.token != first.access_token
+        assert client.session is not None
+        assert client.session.identity.player_id == first.identity.player_id
+        assert client.identity().player_id == first.identity.player_id
+        assert len(refreshes) == 1  # fresh again: the next calls send it as it is
+    token = served.token("given")
+    with MeepleClient(served.address, token=token) as given:
+        assert given.identity().player_id == "given"
+        assert given.player_id is None  # no session: identity() says whom the token names
+        assert given.bearer() == (("authorization", f"Bearer {token}"),)
+
+
+def test_a_party_ticket_needs_each_members_pass(serve: Callable[..., Served]) -> None:
+    """bo agrees to sit with ann (a pass naming her as leader): ann's ticket
+    seats both at one table; naming bo without his pass is refused, and so
+    is a pass made for another leader."""
+    served = serve(SUITE_SETTINGS, workers=1)
+    with (
+        MeepleClient(served.address, token=served.token("ann")) as ann,
+        MeepleClient(served.address, token=served.token("bo")) as bo,
+    ):
+        with pytest.raises(grpc.RpcError) as refused:
+            ann.create_ticket("othello", ["ann", "bo"])
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(grpc.RpcError) as refused:
+            ann.create_ticket("othello", party_passes=[bo.party_pass("cy")])
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        ticket = ann.create_ticket("othello", party_passes=[bo.party_pass("ann")])
+        assignment = ann.wait_for_match(ticket)
+        assert set(assignment.seats) == {"ann", "bo"}
+        assert assignment.bot_seats == 0
+        match = ann.get(assignment.match_id).match
+        assert sorted(seat.player_id for seat in match.seats) == ["ann", "bo"]
+        ann.resign(assignment.seats["bo"])  # the party holds both seat tokens
+
+
+def test_without_identities_the_client_names_its_players(serve: Callable[..., Served]) -> None:
+    """MEEPLE_AUTH=off: sign-in is refused (FAILED_PRECONDITION); tickets
+    name their players, and matches need no token."""
+    served = serve(dataclasses.replace(SUITE_SETTINGS, auth="off"), workers=1)
+    with MeepleClient(served.address) as client:
+        with pytest.raises(grpc.RpcError) as refused:
+            client.sign_in_guest("nobody")
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert client.token is None
+        match = client.create_match("othello", ["human", "random"]).match
+        client.resign(client.join(match.match_id))
+        ticket = client.create_ticket("othello", "ann")
+        assert client.cancel_ticket(ticket).player_ids == ["ann"]
