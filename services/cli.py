@@ -600,14 +600,57 @@ def loadtest(
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the report to this file.")
     ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Simulated players, each an identity of its own made before the load and "
+            "reused across matches (default: enough for --concurrency matches at once).",
+        ),
+    ] = None,
+    jwt_key: Annotated[
+        Path | None,
+        typer.Option(
+            help="The studio provider's test key (PEM private key): mint the players' tokens "
+            "with it instead of signing in guests; the target's MEEPLE_AUTH_JWKS_URL serves "
+            "its public half (see --jwt-print-jwks).",
+        ),
+    ] = None,
+    jwt_kid: Annotated[
+        str | None, typer.Option(help="The key id (kid) of --jwt-key in the provider's JWKS.")
+    ] = None,
+    jwt_issuer: Annotated[
+        str | None, typer.Option(help="The tokens' iss (the server's MEEPLE_AUTH_ISSUER).")
+    ] = None,
+    jwt_audience: Annotated[
+        str | None, typer.Option(help="The tokens' aud (the server's MEEPLE_AUTH_AUDIENCE).")
+    ] = None,
+    jwt_algorithm: Annotated[
+        str, typer.Option(help="The tokens' algorithm: RS256, ES256, EdDSA, ...")
+    ] = "RS256",
+    jwt_print_jwks: Annotated[
+        bool,
+        typer.Option(
+            help="Print the JWKS of --jwt-key (with --jwt-kid, --jwt-algorithm), for the "
+            "server's MEEPLE_AUTH_JWKS_URL to serve, and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Drives bot-vs-bot matches through the public gRPC API and reports
-    throughput, latency percentiles, errors and the server's own figures."""
+    throughput, latency percentiles, errors and the server's own figures.
+
+    Its players act as real ones do, each with an identity of its own: guests
+    signed in up front (the server allows MEEPLE_GUEST_SIGNINS_PER_MINUTE per
+    address, 30 by default), or, with --jwt-key, tokens of the studio's
+    provider in test mode; none against a server with identities off."""
     import asyncio
 
-    from services.loadtest import LoadConfig, report_tables, run
+    from services.loadtest import LoadConfig, SetupError, report_tables, run
 
     console = _console()
+    if jwt_print_jwks:
+        _print_jwks(jwt_key, jwt_kid, jwt_algorithm)
+        return
     games = tuple(engine_core_games()) if game == "all" else tuple(game.split(","))
     try:
         config = LoadConfig(
@@ -623,10 +666,20 @@ def loadtest(
             matchmaking=matchmaking,
             spectators=spectators,
             seed=seed,
+            players=players,
+            jwt_key=None if jwt_key is None else str(jwt_key),
+            jwt_kid=jwt_kid,
+            jwt_issuer=jwt_issuer,
+            jwt_audience=jwt_audience,
+            jwt_algorithm=jwt_algorithm,
         )
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
-    report = asyncio.run(run(config, console))
+    try:
+        report = asyncio.run(run(config, console))
+    except SetupError as error:
+        print(f"meeple loadtest: {error}", file=sys.stderr, flush=True)
+        raise typer.Exit(2) from None
     for table in report_tables(report):
         console.print(table)
     if json_path is not None:
@@ -634,6 +687,20 @@ def loadtest(
         console.print(f"report written to {json_path}")
     if report.recorder.matches_failed or report.recorder.errors:
         raise typer.Exit(1)
+
+
+def _print_jwks(key: Path | None, kid: str | None, algorithm: str) -> None:
+    """``meeple loadtest --jwt-print-jwks``: the public JWKS of a test key."""
+    from services.loadtest import JwtKey, Minter, SetupError
+
+    if key is None or not kid:
+        raise typer.BadParameter("--jwt-print-jwks needs --jwt-key and --jwt-kid")
+    try:
+        jwks = Minter(JwtKey(str(key), kid, "", "", algorithm)).jwks()
+    except (SetupError, ValueError, TypeError) as error:  # a key not of the algorithm's type
+        print(f"meeple loadtest: {error}", file=sys.stderr, flush=True)
+        raise typer.Exit(2) from None
+    print(json.dumps(jwks, indent=2))
 
 
 def engine_core_games() -> list[str]:

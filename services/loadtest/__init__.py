@@ -1,6 +1,7 @@
 """``meeple loadtest``: bot-vs-bot load through the public gRPC API, and
 its report (see docs/loadtest.md)."""
 
+from services.loadtest.identities import JwtKey, Minter, SetupError
 from services.loadtest.runner import LoadConfig, report_tables, run
 
-__all__ = ["LoadConfig", "report_tables", "run"]
+__all__ = ["JwtKey", "LoadConfig", "Minter", "SetupError", "report_tables", "run"]

@@ -1,12 +1,13 @@
 """One match of a load test, as real clients would play it, through the
 public gRPC API only: server bots play it, or the load test's own bots play
 its human seats (seated by CreateMatch and JoinMatch, or by matchmaking
-tickets), while spectators watch it."""
+tickets), while spectators watch it. Each match takes players of the run
+(``identities``) for the calls that act for one: its creator, and one per
+human seat, each with its own token."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import random
 import time
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
 from ai import make_bot
 from services.convert import action_from_proto, action_to_proto, game_from_config
+from services.loadtest.identities import Player, Players
 from services.loadtest.report import Recorder
 
 SEAT_TOKEN = "meeple-seat-token"
@@ -32,7 +34,11 @@ GAMES = {
     "volta": pb.GameConfig(kind=pb.GAME_KIND_VOLTA),
 }
 SEATS = {"rolit": 4, "othello": 2, "volleyball": 2, "volta": 2}
-_players = itertools.count()
+
+
+def players_per_match(game: str, mode: str) -> int:
+    """The players one match takes: its creator (server bots), or one per seat."""
+    return 1 if mode == "server" else SEATS[game]
 
 
 @dataclass
@@ -45,6 +51,7 @@ class Client:
     bot_spec: str
     spectators: int
     seed: int
+    players: Players
 
 
 class Unassigned(Exception):
@@ -58,16 +65,18 @@ async def play(client: Client, game: str, mode: str) -> None:
     recorder = client.recorder
     recorder.matches_started += 1
     try:
-        if mode == "server":
-            seats = [ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=client.bot_spec)] * SEATS[game]
-            request = ms.CreateMatchRequest(config=GAMES[game], seats=seats)
-            created = await recorder.timed("CreateMatch", client.matches.CreateMatch(request))
-            await watch_to_end(client, created.match.match_id, {})
-        elif mode == "client":
-            await watch_to_end(client, *await seat_by_joins(client, game))
-        else:
-            seated = await seat_by_tickets(client, game)
-            await asyncio.gather(*(watch_to_end(client, m, t) for m, t in seated.items()))
+        async with client.players.taken(players_per_match(game, mode)) as players:
+            if mode == "server":
+                bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=client.bot_spec)
+                request = ms.CreateMatchRequest(config=GAMES[game], seats=[bot] * SEATS[game])
+                call = client.matches.CreateMatch(request, metadata=players[0].metadata)
+                created = await recorder.timed("CreateMatch", call)
+                await watch_to_end(client, created.match.match_id, {})
+            elif mode == "client":
+                await watch_to_end(client, *await seat_by_joins(client, game, players))
+            else:
+                seated = await seat_by_tickets(client, game, players)
+                await asyncio.gather(*(watch_to_end(client, m, t) for m, t in seated.items()))
     except Unassigned:
         recorder.errors["TICKET_EXPIRED"] += 1
         recorder.matches_failed += 1
@@ -75,33 +84,42 @@ async def play(client: Client, game: str, mode: str) -> None:
         recorder.matches_failed += 1
 
 
-async def seat_by_joins(client: Client, game: str) -> tuple[str, dict[int, str]]:
+async def seat_by_joins(
+    client: Client, game: str, players: list[Player]
+) -> tuple[str, dict[int, str]]:
+    """The first player creates a match of human seats; each player joins
+    one with its own token."""
     recorder = client.recorder
     seats = [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * SEATS[game]
     request = ms.CreateMatchRequest(config=GAMES[game], seats=seats)
-    created = await recorder.timed("CreateMatch", client.matches.CreateMatch(request))
+    call = client.matches.CreateMatch(request, metadata=players[0].metadata)
+    created = await recorder.timed("CreateMatch", call)
     match_id = created.match.match_id
     tokens = {}
-    for seat in range(SEATS[game]):
+    for seat, player in zip(range(SEATS[game]), players, strict=True):
         join = ms.JoinMatchRequest(match_id=match_id, seat=seat)
-        joined = await recorder.timed("JoinMatch", client.matches.JoinMatch(join))
-        tokens[seat] = joined.seat_token
+        joining = client.matches.JoinMatch(join, metadata=player.metadata)
+        tokens[seat] = (await recorder.timed("JoinMatch", joining)).seat_token
     return match_id, tokens
 
 
-async def seat_by_tickets(client: Client, game: str) -> dict[str, dict[int, str]]:
-    """One single-player ticket per seat, all for tables of exactly the
-    game's seats: the seats we hold, by match. Under load our tickets may
-    meet other runs' tickets: each seat is played wherever it lands."""
+async def seat_by_tickets(
+    client: Client, game: str, players: list[Player]
+) -> dict[str, dict[int, str]]:
+    """One ticket per player (the caller's own), all for tables of exactly
+    the game's seats: the seats we hold, by match. Under load our tickets
+    may meet other runs' tickets: each seat is played wherever it lands."""
     recorder = client.recorder
     size = SEATS[game]
 
-    async def one_ticket() -> mm.Assignment:
-        request = mm.CreateTicketRequest(
-            config=GAMES[game], player_ids=[f"loadtest-{next(_players)}"], seat_counts=[size]
-        )
+    async def one_ticket(player: Player) -> mm.Assignment:
+        # With a token the ticket is the caller's (empty player_ids);
+        # without identities the request names its player.
+        named = [] if player.token else [player.player_id]
+        request = mm.CreateTicketRequest(config=GAMES[game], player_ids=named, seat_counts=[size])
         began = time.perf_counter()
-        created = await recorder.timed("CreateTicket", client.tickets.CreateTicket(request))
+        call = client.tickets.CreateTicket(request, metadata=player.metadata)
+        created = await recorder.timed("CreateTicket", call)
         watch = mm.WatchTicketRequest(ticket_id=created.ticket.ticket_id)
         metadata = ((TICKET_TOKEN, created.ticket_token),)
         async for event in client.tickets.WatchTicket(watch, metadata=metadata):
@@ -112,7 +130,7 @@ async def seat_by_tickets(client: Client, game: str) -> dict[str, dict[int, str]
                 break
         raise Unassigned(created.ticket.ticket_id)
 
-    assignments = await asyncio.gather(*(one_ticket() for _ in range(size)))
+    assignments = await asyncio.gather(*(one_ticket(player) for player in players))
     by_match: dict[str, dict[int, str]] = {}
     for assignment in assignments:
         for seat in assignment.seats:

@@ -86,6 +86,7 @@ class Report:
     recorder: Recorder
     duration: float
     server: dict[str, Any] | None
+    identities: dict[str, Any] | None = None  # how the players were made
 
     def to_json(self) -> dict[str, Any]:
         r = self.recorder
@@ -105,4 +106,5 @@ class Report:
             "spectator_lag": summary(r.lag) if r.lag.get_total_count() else None,
             "errors": dict(sorted(r.errors.items())),
             "server": self.server,
+            "identities": self.identities,
         }

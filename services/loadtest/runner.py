@@ -2,7 +2,9 @@
 flight) or open-loop (``rate`` a second, still at most ``concurrency`` in
 flight), for a number of matches or a duration, with live progress, and the
 report at the end. It talks to the target through the public API only; by
-default it starts ``meeple up`` in-process as the target."""
+default it starts ``meeple up`` in-process as the target. Its players are
+made before the load starts (``identities``): the server's figures and the
+run's duration cover the load alone."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from rich.live import Live
 from rich.table import Table
 
 from services.loadtest import scrape
-from services.loadtest.players import GAMES, Client, play
+from services.loadtest.identities import JWT_ALGORITHMS, JwtKey, players_for
+from services.loadtest.players import GAMES, Client, play, players_per_match
 from services.loadtest.report import Recorder, Report, summary
 from services.settings import Settings
 
@@ -43,6 +46,16 @@ class LoadConfig:
     matchmaking: bool
     spectators: int
     seed: int
+    # Simulated players (identities); None: enough for ``concurrency``
+    # matches at once.
+    players: int | None = None
+    # The studio provider's test key to mint the players' tokens with;
+    # None: guests sign in.
+    jwt_key: str | None = None
+    jwt_kid: str | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    jwt_algorithm: str = "RS256"
 
     def __post_init__(self) -> None:
         unknown = set(self.games) - set(GAMES)
@@ -58,6 +71,57 @@ class LoadConfig:
             raise ValueError(f"rate must be > 0 matches a second, got {self.rate}")
         if self.matches is None and self.duration is None:
             raise ValueError("give --matches, --duration or both")
+        least = self.players_per_match
+        if self.players is not None and self.players < least:
+            raise ValueError(f"--players: a match of these games takes {least}, got {self.players}")
+        self._check_jwt()
+
+    def _check_jwt(self) -> None:
+        named = {
+            "--jwt-kid": self.jwt_kid,
+            "--jwt-issuer": self.jwt_issuer,
+            "--jwt-audience": self.jwt_audience,
+        }
+        if self.jwt_key is None:
+            given = [option for option, value in named.items() if value]
+            if given:
+                raise ValueError(f"{', '.join(given)} go with --jwt-key (the provider's test key)")
+            return
+        missing = [option for option, value in named.items() if not value]
+        if missing:
+            raise ValueError(f"--jwt-key needs {', '.join(missing)} too: what its tokens name")
+        if self.jwt_algorithm not in JWT_ALGORITHMS:
+            raise ValueError(
+                f"--jwt-algorithm is one of {', '.join(JWT_ALGORITHMS)}, got {self.jwt_algorithm!r}"
+            )
+        if self.target is None:
+            raise ValueError(
+                "--jwt-key needs --target: a server whose MEEPLE_AUTH_JWKS_URL serves the key's "
+                "public half (the in-process meeple up knows no provider)"
+            )
+
+    @property
+    def jwt(self) -> JwtKey | None:
+        if self.jwt_key is None:
+            return None
+        return JwtKey(
+            self.jwt_key,
+            self.jwt_kid or "",
+            self.jwt_issuer or "",
+            self.jwt_audience or "",
+            self.jwt_algorithm,
+        )
+
+    @property
+    def players_per_match(self) -> int:
+        return max(players_per_match(game, self.mode) for game in self.games)
+
+    @property
+    def player_count(self) -> int:
+        """The players to make: enough that no match waits for one."""
+        if self.players is not None:
+            return self.players
+        return self.concurrency * self.players_per_match
 
     @property
     def mode(self) -> str:
@@ -73,7 +137,8 @@ async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
         return
     from services.app import App  # the in-process target only
 
-    # One client address makes all the load: no per-address limit applies.
+    # One client address makes all the load, and each player plays far
+    # more than a person would: no per-address or per-player limit applies.
     settings = Settings(
         rate_per_second=None,
         matches_per_minute=10**9,
@@ -81,6 +146,7 @@ async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
         tickets_per_minute=10**9,
         open_tickets=10**6,
         web_connections=10**6,
+        guest_signins_per_minute=10**9,
     )
     app = App("127.0.0.1:0", workers=2, metrics_port=0, settings=settings)
     await app.start()
@@ -91,10 +157,20 @@ async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
 
 
 async def run(config: LoadConfig, console: Console | None = None) -> Report:
+    """The run's report; SetupError (before any load) when the players'
+    identities cannot be made."""
     async with target(config) as (address, metrics_url):
-        before = await asyncio.to_thread(scrape.scrape, metrics_url) if metrics_url else None
         recorder = Recorder()
         channel = grpc.aio.insecure_channel(address)
+        try:
+            players = await players_for(channel, config.player_count, recorder, config.jwt)
+        except BaseException:
+            await channel.close()
+            raise
+        if console is not None:
+            console.print(f"players: {players.detail}", highlight=False)
+        before = await asyncio.to_thread(scrape.scrape, metrics_url) if metrics_url else None
+        recorder.began = time.monotonic()  # the load begins
         client = Client(
             ms_grpc.MatchServiceStub(channel),
             mm_grpc.MatchmakingServiceStub(channel),
@@ -102,6 +178,7 @@ async def run(config: LoadConfig, console: Console | None = None) -> Report:
             config.bot_spec,
             config.spectators,
             config.seed,
+            players,
         )
         with Live(progress(recorder), console=console, refresh_per_second=4) as live:
             ticker = asyncio.create_task(refresh(live, recorder))
@@ -114,7 +191,7 @@ async def run(config: LoadConfig, console: Console | None = None) -> Report:
         duration = recorder.elapsed
         after = await asyncio.to_thread(scrape.scrape, metrics_url) if metrics_url else None
         server = scrape.figures(before, after) if before and after else None
-    return Report(asdict(config), recorder, duration, server)
+    return Report(asdict(config), recorder, duration, server, players.to_json())
 
 
 async def drive(config: LoadConfig, client: Client) -> None:
@@ -184,6 +261,9 @@ def report_tables(report: Report) -> list[Table]:
     totals.add_row("matches/s", f"{matches['per_second']:.2f}")
     totals.add_row("actions/s", f"{actions['per_second']:.1f}")
     totals.add_row("errors", ", ".join(f"{k} {v}" for k, v in data["errors"].items()) or "none")
+    if data["identities"]:
+        who = data["identities"]
+        totals.add_row("players", f"{who['players']} ({who['source']})")
     latencies = Table(title="latency (client side, ms)")
     for column in ("", "count", "p50", "p95", "p99", "max"):
         latencies.add_column(column, justify="left" if not column else "right")

@@ -31,6 +31,7 @@ KEYS = {
     "spectator_lag",
     "errors",
     "server",
+    "identities",
 }
 
 
