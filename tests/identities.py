@@ -18,7 +18,9 @@ AUTHORIZATION = "authorization"
 def token_for(app: App, player_id: str, name: str | None = None, seconds: float = 3600) -> str:
     """An access token of ``player_id`` that ``app`` (and every replica
     sharing its store) accepts."""
-    signed = app.auth.signer.sign(guests.ACCESS_AUDIENCE, player_id, seconds, name=name or player_id)
+    signed = app.auth.signer.sign(
+        guests.ACCESS_AUDIENCE, player_id, seconds, name=name or player_id
+    )
     return signed.token
 
 
@@ -62,3 +64,16 @@ class DefaultToken(
 def signed_in_channel(channel: grpc.Channel, token: Callable[[], str]) -> grpc.Channel:
     """``channel`` sending ``token()`` on every call without a token of its own."""
     return grpc.intercept_channel(channel, DefaultToken(token))
+
+
+def sign_in(channel: grpc.Channel, name: str = "tester") -> str:
+    """A new guest's access token, from the server's AuthService."""
+    from meeple.v1 import auth_service_pb2 as auth
+    from meeple.v1 import auth_service_pb2_grpc as auth_grpc
+
+    stub = auth_grpc.AuthServiceStub(channel)
+    return str(
+        stub.SignInGuest(
+            auth.SignInGuestRequest(display_name=name), timeout=10
+        ).session.access_token
+    )
