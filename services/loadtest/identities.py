@@ -48,6 +48,10 @@ MINTED_SECONDS = 3600.0  # a minted token's lifetime
 # flight never outlive it, and a clock a little off the server's is fine.
 RENEW_MARGIN_SECONDS = 600.0
 SETUP_TIMEOUT_SECONDS = 30.0
+KEY_TYPES = (
+    "the algorithm and the key's type must match "
+    "(RS*, PS*: RSA; ES256, ES384, ES512: EC P-256, P-384, P-521; EdDSA: Ed25519)"
+)
 JWT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
                   "EdDSA")  # fmt: skip
 
@@ -279,15 +283,19 @@ class Minter:
         except (jwt.PyJWTError, NotImplementedError, TypeError, ValueError) as error:
             raise SetupError(
                 f"cannot sign {self.key.algorithm} with --jwt-key {self.key.path} "
-                f"({type(error).__name__}: {error}): the algorithm and the key's type must match "
-                "(RS*/PS*: RSA, ES256: EC P-256, EdDSA: Ed25519)"
+                f"({type(error).__name__}: {error}): {KEY_TYPES}"
             ) from None
 
     def jwks(self) -> dict[str, Any]:
         """The key's public half as a JWKS, for the server's MEEPLE_AUTH_JWKS_URL."""
-        algorithm = jwt.get_algorithm_by_name(self.key.algorithm)
-        public = self.private.public_key()
-        jwk = json.loads(algorithm.to_jwk(public))
+        try:
+            algorithm = jwt.get_algorithm_by_name(self.key.algorithm)
+            jwk = json.loads(algorithm.to_jwk(self.private.public_key()))
+        except (jwt.PyJWTError, NotImplementedError, AttributeError, TypeError) as error:
+            raise SetupError(
+                f"no {self.key.algorithm} JWK of --jwt-key {self.key.path} "
+                f"({type(error).__name__}: {error}): {KEY_TYPES}"
+            ) from None
         jwk.update({"kid": self.key.kid, "use": "sig", "alg": self.key.algorithm})
         return {"keys": [jwk]}
 

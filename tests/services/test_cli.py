@@ -53,3 +53,12 @@ def test_health_is_a_command_with_its_options() -> None:
     for option in ("--service", "--http", "--timeout"):
         assert option in text
     assert "exits 0 if the answer is SERVING, 1 otherwise" in text
+
+
+def test_loadtest_names_its_identity_options() -> None:
+    text = help_text("loadtest")
+    for option in ("--players", "--jwt-key", "--jwt-kid", "--jwt-issuer", "--jwt-audience",
+                   "--jwt-algorithm", "--jwt-print-jwks"):  # fmt: skip
+        assert option in text, option
+    assert "--no-jwt-print-jwks" not in text
+    assert "MEEPLE_GUEST_SIGNINS_PER_MINUTE" in text

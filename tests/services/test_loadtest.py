@@ -445,3 +445,42 @@ def test_the_server_figures_are_what_changed_during_the_run() -> None:
     assert change["matches_finished"] == 5
     assert change["ai_dead_letters"] == 0
     assert change["submit_action"] == {"p50_ms": pytest.approx(50), "p99_ms": pytest.approx(99)}
+
+
+def test_the_minter_signs_with_the_keys_algorithm(tmp_path: Path) -> None:
+    """An EC P-256 key signs ES256 tokens that its printed JWKS verifies
+    (iss, aud, kid, sub, name); asked for RS256, it is refused, saying the
+    key's type must match; a file that is no key is refused too."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from services.loadtest import JwtKey, Minter, SetupError
+
+    pem = tmp_path / "ec.pem"
+    private = ec.generate_private_key(ec.SECP256R1())
+    pem.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    minter = Minter(JwtKey(str(pem), "ec-1", "https://iss.test", "aud-1", "ES256"))
+    token = minter.mint("loadtest-x", "loadtest 1")
+    (jwk,) = minter.jwks()["keys"]
+    assert (jwk["kid"], jwk["alg"], jwk["kty"]) == ("ec-1", "ES256", "EC")
+    assert jwt.get_unverified_header(token)["kid"] == "ec-1"
+    claims = jwt.decode(
+        token, jwt.PyJWK(jwk).key, ["ES256"], audience="aud-1", issuer="https://iss.test"
+    )
+    assert (claims["sub"], claims["name"]) == ("loadtest-x", "loadtest 1")
+    assert claims["exp"] - claims["iat"] == 3600
+    wrong = Minter(JwtKey(str(pem), "ec-1", "https://iss.test", "aud-1", "RS256"))
+    with pytest.raises(SetupError, match="the algorithm and the key's type must match"):
+        wrong.mint("loadtest-x", "x")
+    with pytest.raises(SetupError, match="the algorithm and the key's type must match"):
+        wrong.jwks()
+    (tmp_path / "junk.pem").write_text("not a key\n")
+    with pytest.raises(SetupError, match="not an unencrypted PEM private key"):
+        Minter(JwtKey(str(tmp_path / "junk.pem"), "k", "i", "a"))
+    with pytest.raises(SetupError, match="No such file"):
+        Minter(JwtKey(str(tmp_path / "missing.pem"), "k", "i", "a"))
