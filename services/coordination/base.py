@@ -37,8 +37,11 @@ class MatchData:
     players: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     # The key a player's seat token derives from (hex; "" in older records),
-    # so that a player who joins its seat again gets the same token.
+    # so that a player who joins its seat again gets the same token; and
+    # each seat's round, which an owner's retake advances, so that a retaken
+    # seat's old token stops working (missing: 0).
     seat_key: str = ""
+    seat_rounds: list[int] = field(default_factory=list)
     status: ms.MatchStatus = ms.MATCH_STATUS_UNSPECIFIED
     end_reason: ms.EndReason = ms.END_REASON_UNSPECIFIED  # once finished
     end_seat: int = -1  # the seat that resigned or ran out of time
@@ -77,6 +80,7 @@ class MatchData:
             token_hashes=list(self.token_hashes),
             players=list(self.players),
             names=list(self.names),
+            seat_rounds=list(self.seat_rounds),
             history=list(self.history),
             clocks_ms=list(self.clocks_ms),
             submissions=dict(self.submissions),

@@ -116,10 +116,11 @@ def holds(token: str | None, stored: str) -> bool:
 
 
 def seat_token(data: MatchData, seat: int, player_id: str) -> str:
-    """The token of ``player_id``'s seat: the same each time it is made
-    (HMAC-SHA256 under the match's seat key), so a player who joins its
-    seat again, from anywhere, gets the token it had."""
-    message = json.dumps([data.match_id, seat, player_id]).encode()
+    """The token of ``player_id``'s seat in its current round: the same
+    each time it is made (HMAC-SHA256 under the match's seat key), so a
+    player who joins its seat again, from anywhere, gets the token it had."""
+    round_ = data.seat_rounds[seat] if seat < len(data.seat_rounds) else 0
+    message = json.dumps([data.match_id, seat, player_id, round_]).encode()
     mac = hmac.new(bytes.fromhex(data.seat_key), message, hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
 
@@ -448,10 +449,15 @@ async def join_match(
     else:
         raise IllegalAction("the match has no free human seat")
     state = await m.states.state(data)
-    token = seat_token(data, seat, me) if me is not None and data.seat_key else ""
-    if token and holds(token, data.token_hashes[seat]):  # its own seat, again: nothing changes
-        return ms.JoinMatchResponse(seat=seat, seat_token=token, match=match_message(data, state))
     was_free = not data.token_hashes[seat]
+    retake = bool(owner_token) and request.HasField("seat") and not was_free
+    if retake:  # a new round: the seat's old token, whoever held it, stops working
+        data.seat_rounds = [*data.seat_rounds, *[0] * (seats - len(data.seat_rounds))]
+        data.seat_rounds[seat] += 1
+    token = seat_token(data, seat, me) if me is not None and data.seat_key else ""
+    if token and not retake and holds(token, data.token_hashes[seat]):
+        # Its own seat, again: the same token, and nothing changes.
+        return ms.JoinMatchResponse(seat=seat, seat_token=token, match=match_message(data, state))
     token = token or secrets.token_urlsafe(32)
     data.token_hashes[seat] = token_hash(token)
     data.players = [player_at(data, s) for s in range(seats)]

@@ -18,6 +18,7 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from services.settings import Settings
 from tests.deploy.metrics_page import start_meeple_up
+from tests.identities import sign_in, signed_in_channel
 from tests.services.conftest import Served
 
 OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
@@ -78,8 +79,9 @@ def test_waiting_bot_turns_show_in_the_queue_depth() -> None:
     server alive in this one would write its own zeros into them."""
     up = start_meeple_up()  # with one AI worker
     try:
-        with grpc.insecure_channel(up.process.address) as channel:
-            check_queue_depth(channel, up.metrics_url)
+        with grpc.insecure_channel(up.process.address) as plain:
+            token = sign_in(plain)
+            check_queue_depth(signed_in_channel(plain, lambda: token), up.metrics_url)
     finally:
         up.process.stop()
 

@@ -140,7 +140,8 @@ def test_a_matchmade_match_logs_each_event_once_and_no_ticket_token(
     tickets = mm_grpc.MatchmakingServiceStub(served.channel)
     made = [
         tickets.CreateTicket(
-            mm.CreateTicketRequest(config=OTHELLO, player_ids=[name], seat_counts=[2])
+            mm.CreateTicketRequest(config=OTHELLO, player_ids=[name], seat_counts=[2]),
+            metadata=served.bearer(name),
         )
         for name in ("ann", "bob")
     ]

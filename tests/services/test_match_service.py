@@ -19,6 +19,7 @@ from meeple.v1 import rules_service_pb2 as rules
 from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 import engine_core
+from tests.services.conftest import Served
 
 TOKEN = "meeple-seat-token"
 OWNER = "meeple-owner-token"
@@ -231,7 +232,7 @@ def test_bots_play_each_other_and_a_dropped_watcher_resumes(
     assert f"ended at ply {end}" in details
 
 
-def test_seat_tokens_guard_the_seats(matches: ms_grpc.MatchServiceStub) -> None:
+def test_seat_tokens_guard_the_seats(matches: ms_grpc.MatchServiceStub, server: Served) -> None:
     match = create(matches, OTHELLO, [HUMAN, HUMAN])
     black = join(matches, match.match_id, 0)
     d3 = pb.Action(board=pb.BoardMove(square=19))
@@ -247,7 +248,9 @@ def test_seat_tokens_guard_the_seats(matches: ms_grpc.MatchServiceStub) -> None:
     assert code == grpc.StatusCode.FAILED_PRECONDITION
     assert "waiting for players" in details
     white = join(matches, match.match_id, 1)
-    code, details = code_of(lambda: join(matches, match.match_id, 1))
+    # Another player may not take it (its own player gets its token again).
+    again = ms.JoinMatchRequest(match_id=match.match_id, seat=1)
+    code, details = code_of(lambda: matches.JoinMatch(again, metadata=server.bearer("intruder")))
     assert code == grpc.StatusCode.FAILED_PRECONDITION
     assert "taken" in details
     assert code_of(lambda: submit(None))[0] == grpc.StatusCode.UNAUTHENTICATED

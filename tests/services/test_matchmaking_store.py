@@ -496,14 +496,19 @@ def test_an_open_count_heals_when_its_tickets_max_wait_has_passed(
     run(scenario())
 
 
-def test_the_ticket_secret_is_the_first_one_offered(make_store: StoreFactory) -> None:
+def test_a_shared_secret_is_the_first_one_offered(make_store: StoreFactory) -> None:
+    """Each name keeps the first secret offered for it (ticket tokens, the
+    guest signing key), apart from the other names'."""
+
     async def scenario() -> None:
         store = await make_store()
-        assert await store.ticket_secret(b"first secret") == b"first secret"
-        assert await store.ticket_secret(b"second secret") == b"first secret"
+        assert await store.shared_secret("ticket-secret", b"first secret") == b"first secret"
+        assert await store.shared_secret("ticket-secret", b"second secret") == b"first secret"
+        assert await store.shared_secret("auth-key", b"a key") == b"a key"
         if isinstance(store, RedisCoordination):  # another replica's store reads the same
             other = await make_store()
-            assert await other.ticket_secret(b"its own") == b"first secret"
+            assert await other.shared_secret("ticket-secret", b"its own") == b"first secret"
+            assert await other.shared_secret("auth-key", b"its own") == b"a key"
 
     run(scenario())
 

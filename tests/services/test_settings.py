@@ -44,8 +44,20 @@ def test_the_readme_lists_every_setting_with_its_default() -> None:
     expected = {}
     for field in fields(Settings):
         value = getattr(defaults, field.name)
-        expected[f"MEEPLE_{field.name.upper()}"] = f"{value:g}" if value is not None else "off"
+        if value is None:
+            shown = "off"  # the table says "off" or "none"
+        elif isinstance(value, str):
+            shown = value
+        elif float(value).is_integer():
+            shown = str(int(value))
+        else:
+            shown = f"{value:g}"
+        expected[f"MEEPLE_{field.name.upper()}"] = shown
     # The table also lists the command line's variables (MEEPLE_HOST, ...):
     # tests/deploy/test_environment.py checks those.
-    listed = {name: value.strip() for name, value in rows.items() if name in expected}
+    listed = {
+        name: "off" if value.strip() == "none" else value.strip()
+        for name, value in rows.items()
+        if name in expected
+    }
     assert listed == expected

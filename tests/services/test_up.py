@@ -98,7 +98,7 @@ def test_meeple_serve_runs_several_services_on_one_port() -> None:
 def test_meeple_serve_refuses_unknown_or_repeated_services() -> None:
     for services in (["chess"], ["rules", "rules"]):
         result = refused("serve", *services)
-        assert "give each of rules, ai, match, matchmaking at most once" in result.stderr
+        assert "give each of rules, ai, match, matchmaking, auth at most once" in result.stderr
 
 
 def test_web_origins_come_from_the_environment_and_bad_ones_are_refused() -> None:
