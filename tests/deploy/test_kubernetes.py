@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 import yaml
 from google.protobuf.descriptor import ServiceDescriptor
-from meeple.v1 import ai_service_pb2, match_service_pb2, matchmaking_service_pb2, rules_service_pb2
+from meeple.v1 import (
+    ai_service_pb2,
+    auth_service_pb2,
+    match_service_pb2,
+    matchmaking_service_pb2,
+    rules_service_pb2,
+)
 
 from services.app import SERVICE_NAMES
 from services.coordination.shards import JOB_STREAMS
@@ -42,6 +48,7 @@ PUBLIC_SERVICES: dict[str, ServiceDescriptor] = {
     "ai": ai_service_pb2.DESCRIPTOR.services_by_name["AIService"],
     "match": match_service_pb2.DESCRIPTOR.services_by_name["MatchService"],
     "matchmaking": matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"],
+    "auth": auth_service_pb2.DESCRIPTOR.services_by_name["AuthService"],
 }
 PROD = K8S / "overlays" / "prod"
 

@@ -313,6 +313,7 @@ def test_sigterm_after_the_start_stops_it_with_a_watcher_connected() -> None:
     process = Meeple(*UP, env=QUIET)
     try:
         with MeepleClient(process.address) as client:
+            client.sign_in_guest("tester")
             match = client.create_match("othello", ["human", "human"]).match
             events = client.matches.WatchMatch(ms.WatchMatchRequest(match_id=match.match_id))
             assert next(events).HasField("snapshot")

@@ -45,13 +45,24 @@ def fetch(
 
 
 class Web:
+    """Calls to the web port, as the player "tester" (an ``authorization``
+    header of its own replaces that player's)."""
+
     def __init__(self, served: Served) -> None:
+        self.served = served
         self.base = f"http://127.0.0.1:{served.app.web_port}"
+
+    def authorization(self, player: str) -> str:
+        return f"Bearer {self.served.token(player)}"
 
     def request(
         self, path: str, body: bytes, content_type: str, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
-        headers = {"content-type": content_type, **(headers or {})}
+        headers = {
+            "content-type": content_type,
+            "authorization": self.authorization("tester"),
+            **(headers or {}),
+        }
         return fetch(self.base + path, body, headers, "POST")
 
     def call(self, method: str, message: dict, **headers: str) -> tuple[int, dict]:  # type: ignore[type-arg]
@@ -289,7 +300,9 @@ def test_watch_ticket_streams_the_assignment(web: Web) -> None:
     tickets = []
     for player in ("ann", "bob"):
         status, created = web.call(
-            "MatchmakingService/CreateTicket", {"config": OTHELLO, "playerIds": [player]}
+            "MatchmakingService/CreateTicket",
+            {"config": OTHELLO, "playerIds": [player]},
+            authorization=web.authorization(player),
         )
         assert status == 200
         tickets.append(created)

@@ -39,7 +39,10 @@ class Port:
 
     def __init__(self, served: Served, **limits: Any) -> None:
         self.served = served
-        services = [rules_service.service(), match_service.service(served.app.matches)]
+        services = [
+            rules_service.service(),
+            match_service.service(served.app.matches, served.app.auth),
+        ]
         self.server = WebServer(services, "127.0.0.1", 0, files={}, **limits)
         served.run(self.server.start())
         self.port = self.server.port
@@ -289,7 +292,11 @@ def test_a_stream_outlives_the_request_timeouts(web_port: Callable[..., Port]) -
             "POST",
             f"/meeple.v1.MatchService/{method}",
             json.dumps(message).encode(),
-            {"content-type": "application/json", **headers},
+            {
+                "content-type": "application/json",
+                "authorization": f"Bearer {port.served.token('tester')}",
+                **headers,
+            },
         )
         answer = connection.getresponse()
         assert answer.status == 200
