@@ -214,7 +214,15 @@ class App:
         that sessions outlive the process); else this process's own."""
         data_dir = self.settings.data_dir
         if data_dir and not isinstance(self.coordination, RedisCoordination):
-            return await asyncio.to_thread(key_file_secret, data_dir)
+            try:
+                return await asyncio.to_thread(key_file_secret, data_dir)
+            except OSError as error:  # a read-only home, say: sessions last this process
+                log.warning(
+                    "cannot keep the guest signing key in %s (%s): guest sessions end "
+                    "with this process",
+                    data_dir,
+                    error.strerror or error,
+                )
         return await self.coordination.shared_secret(AUTH_KEY, candidate)
 
     @property

@@ -18,6 +18,7 @@ signals a moment after it starts.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -222,6 +223,10 @@ class StartFailed(Exception):
         self.line = line
 
 
+# `meeple up`'s data directory when MEEPLE_DATA_DIR is unset (XDG's data home).
+DEFAULT_DATA_DIR = str(
+    Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "meeple"
+)
 RedisOption = Annotated[
     str | None,
     typer.Option(
@@ -360,9 +365,12 @@ async def _run_app(
 
     if signals.attach(asyncio.get_running_loop(), on_signal):  # one came before the loop ran
         return
+    data_dir = options.pop("data_dir", None)
     try:
         try:
             settings = Settings.from_env()
+            if data_dir and settings.data_dir is None:
+                settings = dataclasses.replace(settings, data_dir=data_dir)
             app_ = App(address, metrics_port=metrics_port, settings=settings, **options)
         except ValueError as error:
             raise StartFailed(str(error)) from error
@@ -420,6 +428,14 @@ def up(
         int, typer.Option(min=0, max=65535, envvar="MEEPLE_WEB_PORT", help=WEB_PORT_HELP + ".")
     ] = 8080,
     web_origins: WebOriginsOption = None,
+    data_dir: Annotated[
+        str,
+        typer.Option(
+            envvar="MEEPLE_DATA_DIR",
+            help="Where the guest signing key is kept without Redis, so that sessions "
+            "outlive the process.",
+        ),
+    ] = DEFAULT_DATA_DIR,
 ) -> None:
     """Runs every service and the bot runners in one process on one port,
     and the web page. Limits and lifetimes come from MEEPLE_* environment
@@ -429,7 +445,7 @@ def up(
 
     _serve(
         signals,
-        "rules, AI, match and matchmaking services",
+        "rules, AI, match, matchmaking and auth services",
         f"{host}:{port}",
         metrics_port,
         workers=workers,
@@ -438,6 +454,7 @@ def up(
         redis_url=redis,
         web_port=web_port,
         web_origins=_origins(web_origins),
+        data_dir=data_dir,
     )
 
 
@@ -446,7 +463,10 @@ def serve(
     ctx: typer.Context,
     service_names: Annotated[
         list[str],
-        typer.Argument(metavar="SERVICE...", help="One or more of rules, ai, match, matchmaking."),
+        typer.Argument(
+            metavar="SERVICE...",
+            help="One or more of rules, ai, match, matchmaking, auth.",
+        ),
     ],
     host: HostOption = "127.0.0.1",
     port: PortOption = 50051,
