@@ -19,9 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from meeple.v1 import ai_service_pb2_grpc as ai_grpc
+from meeple.v1 import match_service_pb2_grpc as ms_grpc
+from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
+from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 from services.client import MeepleClient
 from services.settings import Settings
+from tests.identities import signed_in_channel
 from tests.services.conftest import Served, serving
 
 if TYPE_CHECKING:
@@ -54,9 +59,32 @@ def require_browser() -> None:
     pytest.skip(message)
 
 
+# The player the tests' gRPC client acts as, and its name on seats.
+CLIENT_PLAYER = "tester"
+CLIENT_NAME = "Tess"
+
+
+class SignedInClient(MeepleClient):
+    """A MeepleClient acting as ``player`` (a token signed by the server's
+    own key), for matches the tests set up beside the page."""
+
+    def __init__(self, served: Served, player: str, name: str) -> None:
+        super().__init__(served.address, timeout=10)
+        self.plain = self.channel
+        self.channel = signed_in_channel(self.plain, lambda: served.token(player, name))
+        self.rules = rules_grpc.RulesServiceStub(self.channel)
+        self.matches = ms_grpc.MatchServiceStub(self.channel)
+        self.ai = ai_grpc.AIServiceStub(self.channel)
+        self.tickets = mm_grpc.MatchmakingServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.plain.close()
+
+
 @dataclass
 class Site:
-    """The server under test: its page's address and a gRPC client to it."""
+    """The server under test: its page's address and a gRPC client to it
+    (acting as the player ``CLIENT_PLAYER``, named ``CLIENT_NAME``)."""
 
     served: Served
     url: str
@@ -80,9 +108,10 @@ def site() -> Iterator[Site]:
         matches_per_minute=100_000,
         watch_streams=1_000,
         ai_calls_per_client=16,
+        guest_signins_per_minute=100_000,
     )
     with serving(settings, workers=2, web_port=0) as served:
-        client = MeepleClient(served.address, timeout=10)
+        client = SignedInClient(served, CLIENT_PLAYER, CLIENT_NAME)
         yield Site(served, f"http://127.0.0.1:{served.app.web_port}/", client)
         client.close()
 
@@ -130,11 +159,26 @@ class PageErrors(list[str]):
 
 
 def open_page(
-    browser: Browser, site: Site, width: int = 1000, height: int = 900
+    browser: Browser,
+    site: Site,
+    width: int = 1000,
+    height: int = 900,
+    storage_state: Any = None,
 ) -> tuple[Page, PageErrors]:
-    context = browser.new_context(viewport={"width": width, "height": height}, base_url=site.url)
+    """A page in a new browser context (a browser of its own: its own
+    localStorage, so its own signed-in player, unless ``storage_state``
+    copies another context's)."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        base_url=site.url,
+        storage_state=storage_state,
+    )
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
+    return page, watch_errors(page)
+
+
+def watch_errors(page: Page) -> PageErrors:
     errors = PageErrors()
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on(
@@ -143,30 +187,44 @@ def open_page(
             errors.append(message.text) if "Content Security Policy" in message.text else None
         ),
     )
-    return page, errors
+    return errors
 
 
 @pytest.fixture
 def new_page(
     browser: Browser, site: Site, request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[Any]:
-    """Opens pages (``new_page(width=375)``); on failure each one's last
-    screen is saved; an uncaught page error, or anything the page's Content
-    Security Policy refused, fails the test."""
+    """Opens pages (``new_page(width=375)``), each in a browser context of
+    its own, or another context's copy (``storage_state=page.context.
+    storage_state()``: the same signed-in player on another device), or a
+    new tab of a page's context (``tab_of=page``); on failure each one's
+    last screen is saved; an uncaught page error, or anything the page's
+    Content Security Policy refused, fails the test."""
     opened: list[tuple[Page, PageErrors]] = []
 
-    def make(width: int = 1000, height: int = 900) -> Page:
-        page, errors = open_page(browser, site, width, height)
+    def make(
+        width: int = 1000,
+        height: int = 900,
+        storage_state: Any = None,
+        tab_of: Page | None = None,
+    ) -> Page:
+        if tab_of is not None:
+            page = tab_of.context.new_page()
+            errors = watch_errors(page)
+        else:
+            page, errors = open_page(browser, site, width, height, storage_state)
         opened.append((page, errors))
         return page
 
     yield make
-    for index, (page, errors) in enumerate(opened):
+    for index, (page, _) in enumerate(opened):
         if request.node.stash.get(FAILED, False):
             shot = tmp_path / f"failure-{index}.png"
             page.screenshot(path=str(shot), full_page=True)
             print(f"the page's last screen: {shot}")
-        page.context.close()
+    for context in {id(shown.context): shown.context for shown, _ in opened}.values():
+        context.close()
+    for _, errors in opened:
         assert not errors, f"the page threw or broke its CSP: {errors}"
 
 

@@ -1,5 +1,6 @@
-"""What a person does and reads on the page, for the browser tests: create a
-match with the form, wait for one's turn, read the board and the result."""
+"""What a person does and reads on the page, for the browser tests: sign in
+with a name, create a match with the form, wait for one's turn, read the
+board and the result."""
 
 from __future__ import annotations
 
@@ -11,6 +12,24 @@ from playwright.sync_api import Locator, Page, expect
 
 OVER = re.compile(r"^(Game over|.* resigned|.* ran out of time)")
 SQUARE_NAME = re.compile(r"^([a-h][1-8]), (?:empty|(\w+) \((\w)\))")
+# The name the pages sign in with unless a test chooses one.
+PLAYER_NAME = "Ada"
+
+
+def signed_in_as(page: Page) -> Locator:
+    """The header's line naming the signed-in player."""
+    return page.locator("#identity")
+
+
+def sign_in(page: Page, name: str = PLAYER_NAME) -> None:
+    """Signs in with the "Your name" form on the page shown (the home page
+    when it shows none), and waits for the header to name the player."""
+    form = page.get_by_role("form", name="Your name")
+    if not form.count():
+        page.goto("/")
+    form.get_by_label("Your name").fill(name)
+    form.get_by_role("button", name=re.compile("^Sign in")).click()
+    expect(signed_in_as(page)).to_have_text(f"Playing as {name} Change name")
 
 
 def create_match(
@@ -23,8 +42,12 @@ def create_match(
 ) -> str:
     """Fills the New match form: the game, who plays each seat (by the seat's
     name, e.g. {"Yellow": "Bot: random"}), who starts, and options to tick;
-    returns the new match's id once its page shows."""
+    returns the new match's id once its page shows. A page not yet signed
+    in signs in first, as ``PLAYER_NAME``."""
     page.goto("/")
+    expect(page.get_by_role("button", name="Create match")).to_be_visible()
+    if page.get_by_role("form", name="Your name").count():
+        sign_in(page)
     page.get_by_label("Game", exact=True).select_option(label=game)
     if players is not None:
         page.get_by_label("Players", exact=True).select_option(str(players))

@@ -11,7 +11,15 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import Site
-from tests.web.pages import board_cells, create_match, server_cells, shoot, status, wait_for_turn
+from tests.web.pages import (
+    board_cells,
+    create_match,
+    server_cells,
+    shoot,
+    sign_in,
+    status,
+    wait_for_turn,
+)
 
 PLAYABLE = re.compile(r", playable")
 
@@ -24,7 +32,10 @@ def test_server_errors_are_shown_in_words(page: Page) -> None:
             r"^Could not open the match: .*\(NOT_FOUND: no such match \(or it expired\)\)\.$"
         )
     )
+    # Joining asks for a name first, then says the match is not there.
     page.goto("/#/join/no-such-match")
+    expect(page.get_by_role("heading", name="Join match no-such-match")).to_be_visible()
+    sign_in(page)
     expect(page.get_by_role("alert")).to_have_text(
         re.compile(r"^Could not join the match: .*NOT_FOUND")
     )
@@ -57,11 +68,13 @@ def test_invite_join_by_link_clocks_and_resign(new_page: Any) -> None:
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/#/join/\w+", link)
 
     guest = new_page()
-    guest.goto(link)
+    guest.goto(link)  # a new browser: a name first, then the seat
+    sign_in(guest, "Bob")
     expect(status(guest)).to_have_text("Black to play.")
     expect(guest.get_by_role("list", name="Players")).to_contain_text("White (you)")
+    expect(guest.get_by_role("list", name="Players")).to_contain_text("Black (Ada)")
     expect(status(host)).to_have_text("Your turn (Black).")
-    expect(host.get_by_role("list", name="Players")).to_contain_text("White (player)")
+    expect(host.get_by_role("list", name="Players")).to_contain_text("White (Bob)")
 
     # Black's clock runs on both screens; White's waits at its full time.
     expect(host.get_by_role("list", name="Players")).to_contain_text(

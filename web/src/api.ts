@@ -3,6 +3,7 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { AIService } from "./gen/meeple/v1/ai_service_pb";
+import { AuthService } from "./gen/meeple/v1/auth_service_pb";
 import { MatchService } from "./gen/meeple/v1/match_service_pb";
 import { RulesService } from "./gen/meeple/v1/rules_service_pb";
 
@@ -21,13 +22,16 @@ const transport = createConnectTransport({
 export const matches = createClient(MatchService, transport);
 export const rules = createClient(RulesService, transport);
 export const ai = createClient(AIService, transport);
+export const auth = createClient(AuthService, transport);
 
-/** Call options that prove a seat (the token MatchService issued for it). */
-export function asSeat(token: string): { headers: Record<string, string> } {
-  return { headers: { "meeple-seat-token": token } };
+// Calls that act for the player add its bearer token (see identity.ts).
+
+/** Headers that prove a seat (the token MatchService issued for it). */
+export function asSeat(token: string): Record<string, string> {
+  return { "meeple-seat-token": token };
 }
 
-/** Call options that prove the match's owner (CreateMatch's owner token). */
-export function asOwner(token: string): { headers: Record<string, string> } {
-  return { headers: { "meeple-owner-token": token } };
+/** Headers that prove the match's owner (CreateMatch's owner token). */
+export function asOwner(token: string): Record<string, string> {
+  return { "meeple-owner-token": token };
 }

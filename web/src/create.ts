@@ -8,6 +8,8 @@ import { describeError } from "./errors";
 import { BOT_LEVELS, GAMES, colourLook, gameInfo } from "./games";
 import { DentSize, GameConfigSchema, GameKind, type GameConfig } from "./gen/meeple/v1/game_pb";
 import { type SeatConfig, SeatConfigSchema, SeatKind } from "./gen/meeple/v1/match_service_pb";
+import { asPlayer, identity } from "./identity";
+import { focusNameField } from "./signin";
 import { holdOwnerToken, holdSeat } from "./tokens";
 
 const ROLIT_COLOURS: Record<number, string[]> = {
@@ -157,7 +159,8 @@ export function createForm(): HTMLFormElement {
     }
   }
 
-  function seatConfigs(): { seats: SeatConfig[]; you: number | null } {
+  /** The seats asked for; yours is reserved for you (`playerId`). */
+  function seatConfigs(playerId: string): { seats: SeatConfig[]; you: number | null } {
     let you: number | null = null;
     const chosen = [...seats.querySelectorAll<HTMLSelectElement>("select")].map((chooser, index) => {
       const value = chooser.value;
@@ -165,7 +168,8 @@ export function createForm(): HTMLFormElement {
         if (you !== null) throw new Error("choose You for one seat at most (invite others with the link)");
         you = index;
       }
-      if (value === "you" || value === "open") return create(SeatConfigSchema, { kind: SeatKind.HUMAN });
+      if (value === "you") return create(SeatConfigSchema, { kind: SeatKind.HUMAN, playerId });
+      if (value === "open") return create(SeatConfigSchema, { kind: SeatKind.HUMAN });
       const spec = value === "custom" ? form.querySelector<HTMLInputElement>(`[name=spec-${index}]`)!.value.trim() : value.slice(4);
       return create(SeatConfigSchema, { kind: SeatKind.BOT, botSpec: spec });
     });
@@ -180,29 +184,37 @@ export function createForm(): HTMLFormElement {
       alertError(null);
       submit.disabled = true;
       try {
+        const me = identity();
+        if (me === null) {
+          alertError("Could not create the match: choose your name first (Your name, on this page).");
+          focusNameField();
+          return;
+        }
         let chosen: ReturnType<typeof seatConfigs>;
         try {
-          chosen = seatConfigs();
+          chosen = seatConfigs(me.playerId);
         } catch (error) {
           alertError(String((error as Error).message));
           return;
         }
         const seconds = Math.round(Number(base.value) * 60);
-        const created = await matches.createMatch({
+        const request = {
           config: config(),
           seats: chosen.seats,
           timeControl: {
             base: { seconds: BigInt(seconds) },
             increment: { seconds: BigInt(Math.round(Number(increment.value))) },
           },
-        });
+        };
+        const created = await asPlayer((options) => matches.createMatch(request, options));
         const matchId = created.match!.matchId;
         holdOwnerToken(matchId, created.ownerToken);
         if (chosen.you === null) {
           location.hash = `#/watch/${matchId}`;
           return;
         }
-        const joined = await matches.joinMatch({ matchId, seat: chosen.you }, asOwner(created.ownerToken));
+        const seat = chosen.you;
+        const joined = await asPlayer((options) => matches.joinMatch({ matchId, seat }, options), asOwner(created.ownerToken));
         holdSeat(matchId, { seat: joined.seat, token: joined.seatToken });
         location.hash = `#/play/${matchId}`;
       } catch (error) {

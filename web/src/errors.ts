@@ -7,7 +7,7 @@ const MEANINGS: Partial<Record<Code, string>> = {
   [Code.FailedPrecondition]: "not allowed now",
   [Code.Aborted]: "the match moved on meanwhile; try again",
   [Code.NotFound]: "no such match (or it expired)",
-  [Code.Unauthenticated]: "you hold no seat here",
+  [Code.Unauthenticated]: "not signed in, or no seat held here",
   [Code.PermissionDenied]: "that seat is not yours",
   [Code.ResourceExhausted]: "too many requests; wait a moment",
   [Code.OutOfRange]: "the match is over",

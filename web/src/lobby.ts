@@ -6,6 +6,7 @@ import { describeError } from "./errors";
 import { GAMES, gameInfo, seatCount } from "./games";
 import { GameKind } from "./gen/meeple/v1/game_pb";
 import { type Match, SeatKind } from "./gen/meeple/v1/match_service_pb";
+import { identity } from "./identity";
 
 const PAGE_SIZE = 10;
 
@@ -38,12 +39,20 @@ export function joinForm(): HTMLFormElement {
   return form;
 }
 
-function describeMatch(match: Match): string {
+/** "Othello for 2: Ada (you) and bots random; 4 moves played". */
+function describeMatch(match: Match, me: string | null): string {
   const config = match.config!;
   const bots = match.seats.filter((seat) => seat.kind === SeatKind.BOT).map((seat) => seat.botSpec);
-  const people = match.seats.length - bots.length;
-  const players = [people > 0 && `${people} ${people === 1 ? "person" : "people"}`, bots.length > 0 && `bots ${bots.join(", ")}`];
-  return `${gameInfo(config.kind).name} for ${seatCount(config)}: ${players.filter(Boolean).join(" and ")}; ${match.view?.ply ?? 0} moves played`;
+  const people = match.seats
+    .filter((seat) => seat.kind === SeatKind.HUMAN)
+    .map((seat) => {
+      if (!seat.joined) return "an open seat";
+      const name = seat.displayName || "a player";
+      return me !== null && seat.playerId === me ? `${name} (you)` : name;
+    });
+  const players = bots.length > 0 ? [...people, `bots ${bots.join(", ")}`] : people;
+  const listed = players.length > 1 ? `${players.slice(0, -1).join(", ")} and ${players.at(-1)}` : (players[0] ?? "");
+  return `${gameInfo(config.kind).name} for ${seatCount(config)}: ${listed}; ${match.view?.ply ?? 0} moves played`;
 }
 
 export function liveMatches(): HTMLElement {
@@ -63,14 +72,19 @@ export function liveMatches(): HTMLElement {
     try {
       const page = await matches.listMatches({ kind: Number(filter.value) as GameKind, pageSize: PAGE_SIZE, pageToken });
       if (!pageToken) replace(list);
+      const me = identity()?.playerId ?? null;
       for (const match of page.matches) {
+        const text = describeMatch(match, me);
+        // One's own match opens to play it (from any tab or device).
+        const mine = me !== null && match.seats.some((seat) => seat.joined && seat.playerId === me);
+        const verb = mine ? "Play" : "Watch";
         list.append(
           el(
             "li",
             {},
-            el("span", {}, describeMatch(match)),
+            el("span", {}, text),
             " ",
-            el("a", { href: `#/watch/${match.matchId}`, "aria-label": `Watch ${describeMatch(match)}` }, "Watch"),
+            el("a", { href: `#/${verb.toLowerCase()}/${match.matchId}`, "aria-label": `${verb} ${text}` }, verb),
           ),
         );
       }

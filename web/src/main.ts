@@ -1,15 +1,22 @@
-// The page: a home (new match, join, live matches) and a match view, chosen
-// by the address's fragment: #/play/ID, #/watch/ID, #/join/ID.
-import { asOwner, matches } from "./api";
+// The page: a home (your name, new match, join, live matches), a match view
+// and the name page, chosen by the address's fragment: #/play/ID,
+// #/watch/ID, #/join/ID, #/name.
+import { matches } from "./api";
 import { createForm } from "./create";
 import { alertError, el, replace } from "./dom";
 import { describeError } from "./errors";
+import { asPlayer, identity, onIdentityChange } from "./identity";
 import { joinForm, liveMatches } from "./lobby";
 import { showMatch } from "./match";
-import { heldSeat, holdSeat, ownerToken } from "./tokens";
+import { drawIdentity, nameForm } from "./signin";
+import { holdSeat } from "./tokens";
 
 const main = document.getElementById("main")!;
 let leave: (() => void) | null = null;
+/** Where the name page goes back to once signed in. */
+let beforeName: string | null = null;
+
+const pageOf = (hash: string): string => /^#\/(\w+)/.exec(hash)?.[1] ?? "";
 
 async function route(): Promise<void> {
   leave?.();
@@ -18,32 +25,77 @@ async function route(): Promise<void> {
   const [, page, id] = /^#\/(play|watch|join)\/(.+)$/.exec(location.hash) ?? [];
   const matchId = id ? decodeURIComponent(id) : "";
   try {
-    if (page === "join") {
+    if (pageOf(location.hash) === "name") {
+      namePage();
+    } else if (page === "join") {
       await join(matchId);
       return;
-    }
-    if (page === "play" || page === "watch") {
+    } else if (page === "play" || page === "watch") {
       leave = await showMatch(main, matchId, page === "play");
       return;
+    } else {
+      const heading = el("h1", { tabindex: -1 }, "Play Rolit, Othello, Volleyball Returns and Volta");
+      const signIn =
+        identity() === null &&
+        nameForm({ intro: "Choose the name shown on your seats: creating or joining a match needs one (watching does not)." });
+      replace(main, heading, el("div", { class: "home" }, signIn, createForm(), joinForm(), liveMatches()));
     }
-    const heading = el("h1", { tabindex: -1 }, "Play Rolit, Othello, Volleyball Returns and Volta");
-    replace(main, heading, el("div", { class: "home" }, createForm(), joinForm(), liveMatches()));
   } catch (error) {
     replace(main, el("h1", { tabindex: -1 }, "Match unavailable"), el("p", {}, el("a", { href: "#/" }, "Back to the start")));
     alertError(describeError(page === "join" ? "join the match" : "open the match", error));
   }
-  main.querySelector<HTMLElement>("h1, h2")?.focus();
+  main.querySelector<HTMLElement>("h1")?.focus();
 }
 
-/** Takes a seat (the first free one; with the owner token, the held one back). */
+/** Signing in (again): a new guest, for every tab of this browser. */
+function namePage(): void {
+  const who = identity();
+  const intro = who
+    ? `You play as ${who.displayName}. A new name makes a new guest player: this browser then plays as it, and no longer holds ${who.displayName}'s seats.`
+    : "Choose the name shown on your seats.";
+  replace(
+    main,
+    el("h1", { tabindex: -1 }, who ? "Change your name" : "Sign in"),
+    nameForm({
+      intro,
+      signedIn() {
+        if (beforeName !== null) history.back();
+        else location.replace("#/");
+      },
+    }),
+    el("p", {}, el("a", { href: beforeName ?? "#/" }, "Back")),
+  );
+}
+
+/** Takes a seat: the player's own if it holds one, else the first free one. */
 async function join(matchId: string): Promise<void> {
-  if (heldSeat(matchId) === null) {
-    const owner = ownerToken(matchId);
-    const joined = await matches.joinMatch({ matchId }, owner ? asOwner(owner) : {});
-    holdSeat(matchId, { seat: joined.seat, token: joined.seatToken });
+  if (identity() === null) {
+    replace(
+      main,
+      el("h1", { tabindex: -1 }, `Join match ${matchId}`),
+      nameForm({ intro: "Choose the name shown on your seat to join this match.", submit: "Sign in and join" }),
+    );
+    main.querySelector<HTMLElement>("h1")?.focus();
+    return; // signing in routes again, and joins
   }
+  const joined = await asPlayer((options) => matches.joinMatch({ matchId }, options));
+  holdSeat(matchId, { seat: joined.seat, token: joined.seatToken });
   location.replace(`#/play/${encodeURIComponent(matchId)}`);
 }
 
-window.addEventListener("hashchange", () => void route());
+window.addEventListener("hashchange", (event) => {
+  if (pageOf(location.hash) === "name" && pageOf(new URL(event.oldURL).hash) !== "name") {
+    beforeName = new URL(event.oldURL).hash || "#/";
+  } else if (pageOf(location.hash) !== "name") {
+    beforeName = null;
+  }
+  void route();
+});
+onIdentityChange((who) => {
+  drawIdentity(who);
+  // The page shows who plays: draw it again as the new player (the name
+  // page leaves by itself once signed in).
+  if (pageOf(location.hash) !== "name") void route();
+});
+drawIdentity(identity());
 void route();

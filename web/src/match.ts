@@ -28,6 +28,7 @@ import {
   type WatchMatchResponse,
 } from "./gen/meeple/v1/match_service_pb";
 import type { ListLegalActionsResponse } from "./gen/meeple/v1/rules_service_pb";
+import { asPlayer, identity, withPlayer } from "./identity";
 import { heldSeat, holdSeat, type SeatHeld } from "./tokens";
 import { follow } from "./watch";
 
@@ -47,14 +48,47 @@ function newBoard(view: GameView): Board {
   }
 }
 
-/** Shows match `matchId` in `root`; returns what stops it. */
-export async function showMatch(root: HTMLElement, matchId: string, playing: boolean): Promise<() => void> {
+/** Shows match `matchId` in `root`, to play it (`asked`, or when the
+ * signed-in player holds a seat) or to watch it; returns what stops it. */
+export async function showMatch(root: HTMLElement, matchId: string, asked: boolean): Promise<() => void> {
   const stop = new AbortController();
   const first = await matches.getMatch({ matchId });
   let match: Match = first.match!;
   let record: GameRecord | null = first.record ?? null;
   let view: GameView = match.view!;
+  // "You" is the signed-in player, in any tab or device: a seat it holds
+  // is played from here, its token asked for again if this tab lacks it.
+  const me = identity();
+  const ownSeat = (): number => (me ? match.seats.findIndex((seat) => seat.joined && seat.playerId === me.playerId) : -1);
+  const playing = asked || ownSeat() >= 0;
+  if (playing && !asked) history.replaceState(null, "", `#/play/${encodeURIComponent(matchId)}`);
   let held: SeatHeld | null = playing ? heldSeat(matchId) : null;
+  let recovering: string | null = null;
+  if (ownSeat() >= 0 && held?.seat !== ownSeat() && match.status !== MatchStatus.FINISHED) {
+    try {
+      const seat = ownSeat();
+      const joined = await asPlayer((options) => matches.joinMatch({ matchId, seat }, options));
+      held = { seat: joined.seat, token: joined.seatToken };
+      holdSeat(matchId, held);
+    } catch (error) {
+      recovering = describeError("take your seat back", error);
+    }
+  }
+  /** The viewer's seat: the signed-in player's; without an identity (or
+   * on a server without them) the one this tab holds a token for. */
+  const mySeat = (): number | null => {
+    const own = ownSeat();
+    if (own >= 0) return own;
+    if (held === null) return null;
+    const player = match.seats[held.seat]?.playerId ?? "";
+    return me === null || player === "" ? held.seat : null;
+  };
+  /** The tab's token, while it is the viewer's seat's (not an earlier
+   * player's of this browser, nor one the owner took back). */
+  const dropStaleToken = (): void => {
+    if (held !== null && held.seat !== mySeat()) held = null;
+  };
+  dropStaleToken();
   const info = gameInfo(match.config!.kind);
   const board = newBoard(view);
   const clocks = new Clocks();
@@ -104,9 +138,11 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
     el("section", { class: "moves" }, el("h3", {}, "Moves"), log),
   );
   heading.focus();
+  if (recovering) alertError(recovering);
 
   const myTurn = (): boolean =>
     held !== null &&
+    held.seat === mySeat() &&
     match.status === MatchStatus.PLAYING &&
     view.phase === GamePhase.SEAT_TO_ACT &&
     view.seatToAct === held.seat;
@@ -126,14 +162,15 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   function drawSeats(): void {
     const items = match.seats.map((seat, index) => {
       const look = seatLook(view, index);
+      const reserved = seat.playerId === "" ? "" : me?.playerId === seat.playerId ? ", reserved for you" : ", reserved";
       const who =
-        held?.seat === index
+        mySeat() === index
           ? "you"
           : seat.kind === SeatKind.BOT
             ? `bot: ${seat.botSpec}`
             : seat.joined
-              ? "player"
-              : "open seat";
+              ? seat.displayName || "player"
+              : `open seat${reserved}`;
       const toAct = view.phase === GamePhase.SEAT_TO_ACT && view.seatToAct === index;
       return el(
         "li",
@@ -185,7 +222,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   }
 
   /** A seat's name, with "(you)" for the viewer's. */
-  const who = (seat: number): string => (held?.seat === seat ? `${name(seat)} (you)` : name(seat));
+  const who = (seat: number): string => (mySeat() === seat ? `${name(seat)} (you)` : name(seat));
 
   function result(ended: MatchEnded | undefined): string {
     if (!ended) return "The match is over.";
@@ -288,6 +325,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
     const got = await matches.getMatch({ matchId });
     match = got.match!;
     record = got.record ?? null;
+    dropStaleToken();
     clocks.setMatch(match);
     setView(match.view!);
   }
@@ -309,7 +347,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
         }
         if (played.seat !== undefined) clocks.stop(played.seat);
         if (shown) setView(shown);
-        if (played.seat !== undefined && played.seat !== held?.seat) {
+        if (played.seat !== undefined && played.seat !== mySeat()) {
           announce(`${name(played.seat)} played ${played.action?.notation ?? ""}`);
         }
         return;
@@ -392,7 +430,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   async function submit(actions: Action[]): Promise<void> {
     const response = await matches.submitAction(
       { matchId, expectedPly: record!.history.length, actions },
-      asSeat(held!.token),
+      await withPlayer(asSeat(held!.token)),
     );
     announce(`You played ${response.applied.map((applied) => applied.notation).join(", ")}`);
     record = null;
@@ -453,7 +491,7 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
 
   async function resignMatch(): Promise<void> {
     try {
-      const response = await matches.resign({ matchId }, asSeat(held!.token));
+      const response = await matches.resign({ matchId }, await withPlayer(asSeat(held!.token)));
       match = response.match!;
       clocks.stopAll();
       draw();
@@ -467,8 +505,12 @@ export async function showMatch(root: HTMLElement, matchId: string, playing: boo
   }
 
   async function join(): Promise<void> {
+    if (identity() === null) {
+      location.hash = `#/join/${encodeURIComponent(matchId)}`; // signs in first
+      return;
+    }
     try {
-      const joined = await matches.joinMatch({ matchId });
+      const joined = await asPlayer((options) => matches.joinMatch({ matchId }, options));
       held = { seat: joined.seat, token: joined.seatToken };
       holdSeat(matchId, held);
       await refreshMatch();
