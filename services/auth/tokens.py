@@ -51,7 +51,7 @@ REASONS: tuple[tuple[type[Exception], str], ...] = (
     (jwt.InvalidIssuerError, "wrong issuer"),
     (jwt.InvalidSignatureError, "bad signature"),
     (jwt.InvalidAlgorithmError, "algorithm not allowed"),
-    (jwt.InvalidKeyError, "bad signature"),
+    (jwt.InvalidKeyError, "the key does not fit the token's algorithm"),
     (jwt.DecodeError, "malformed token"),
 )
 
@@ -215,6 +215,8 @@ class Authenticator:
                 leeway=self.settings.auth_leeway,
                 options={"require": list(required)},
             )
-        except jwt.InvalidTokenError as error:
+        except (jwt.PyJWTError, ValueError, TypeError) as error:
+            # (a key that does not fit the token's algorithm is not an
+            # InvalidTokenError, nor are the cryptography library's refusals)
             raise refused(reason_of(error)) from None
         return claims

@@ -55,7 +55,7 @@ def stub(served: Served) -> auth_grpc.AuthServiceStub:
 
 @pytest.fixture(scope="module")
 def web(served: Served) -> Web:
-    return Web(served)
+    return Web(served, player=None)
 
 
 def failure(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
@@ -317,7 +317,7 @@ def test_good_display_names_are_kept_in_nfc(
 def test_sign_ins_per_address_are_limited_on_both_ports(serve: Callable[..., Served]) -> None:
     served = serve(Settings(rate_per_second=None, guest_signins_per_minute=3), web_port=0)
     stub = auth_grpc.AuthServiceStub(served.plain)
-    web = Web(served)
+    web = Web(served, player=None)
     # A refused name spends nothing.
     assert failure(lambda: sign_in(stub, "!"))[0] == grpc.StatusCode.INVALID_ARGUMENT
     sessions = [sign_in(stub, f"Guest {n}") for n in range(2)]
@@ -410,7 +410,7 @@ def test_identities_off_keep_the_old_behaviour_and_refuse_sign_in(
         code, details = failure(call)
         assert code == grpc.StatusCode.FAILED_PRECONDITION, name
         assert "identities are off on this server (MEEPLE_AUTH=off)" in details, name
-    status, body = Web(served).call("AuthService/SignInGuest", {"displayName": "Ann"})
+    status, body = Web(served, player=None).call("AuthService/SignInGuest", {"displayName": "Ann"})
     assert (status, body["code"]) == (400, "failed_precondition"), body
     # No token needed; a token sent is not even read.
     matches = ms_grpc.MatchServiceStub(served.plain)

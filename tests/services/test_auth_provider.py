@@ -475,6 +475,7 @@ def test_a_failing_jwks_is_unavailable_and_a_cached_key_keeps_working(
     code, _ = failure(lambda: identity_of(served, provider.token("k")))
     assert code == grpc.StatusCode.UNAVAILABLE
     provider.failing = False
+    time.sleep(0.2)  # a failed fetch is tried again after the cooldown
     assert identity_of(served, provider.token("k")).player_id == "studio-42"
     provider.failing = True
     assert identity_of(served, provider.token("k")).player_id == "studio-42"  # from the cache

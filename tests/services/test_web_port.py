@@ -45,11 +45,12 @@ def fetch(
 
 
 class Web:
-    """Calls to the web port, as the player "tester" (an ``authorization``
-    header of its own replaces that player's)."""
+    """Calls to the web port, as ``player`` (None: with no token; an
+    ``authorization`` header of a call's own replaces the player's)."""
 
-    def __init__(self, served: Served) -> None:
+    def __init__(self, served: Served, player: str | None = "tester") -> None:
         self.served = served
+        self.player = player
         self.base = f"http://127.0.0.1:{served.app.web_port}"
 
     def authorization(self, player: str) -> str:
@@ -58,11 +59,8 @@ class Web:
     def request(
         self, path: str, body: bytes, content_type: str, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
-        headers = {
-            "content-type": content_type,
-            "authorization": self.authorization("tester"),
-            **(headers or {}),
-        }
+        mine = {"authorization": self.authorization(self.player)} if self.player else {}
+        headers = {"content-type": content_type, **mine, **(headers or {})}
         return fetch(self.base + path, body, headers, "POST")
 
     def call(self, method: str, message: dict, **headers: str) -> tuple[int, dict]:  # type: ignore[type-arg]
