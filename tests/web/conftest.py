@@ -19,14 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from meeple.v1 import ai_service_pb2_grpc as ai_grpc
-from meeple.v1 import match_service_pb2_grpc as ms_grpc
-from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
-from meeple.v1 import rules_service_pb2_grpc as rules_grpc
 
 from services.client import MeepleClient
 from services.settings import Settings
-from tests.identities import signed_in_channel
 from tests.services.conftest import Served, serving
 
 if TYPE_CHECKING:
@@ -64,23 +59,6 @@ CLIENT_PLAYER = "tester"
 CLIENT_NAME = "Tess"
 
 
-class SignedInClient(MeepleClient):
-    """A MeepleClient acting as ``player`` (a token signed by the server's
-    own key), for matches the tests set up beside the page."""
-
-    def __init__(self, served: Served, player: str, name: str) -> None:
-        super().__init__(served.address, timeout=10)
-        self.plain = self.channel
-        self.channel = signed_in_channel(self.plain, lambda: served.token(player, name))
-        self.rules = rules_grpc.RulesServiceStub(self.channel)
-        self.matches = ms_grpc.MatchServiceStub(self.channel)
-        self.ai = ai_grpc.AIServiceStub(self.channel)
-        self.tickets = mm_grpc.MatchmakingServiceStub(self.channel)
-
-    def close(self) -> None:
-        self.plain.close()
-
-
 @dataclass
 class Site:
     """The server under test: its page's address and a gRPC client to it
@@ -111,7 +89,8 @@ def site() -> Iterator[Site]:
         guest_signins_per_minute=100_000,
     )
     with serving(settings, workers=2, web_port=0) as served:
-        client = SignedInClient(served, CLIENT_PLAYER, CLIENT_NAME)
+        token = served.token(CLIENT_PLAYER, CLIENT_NAME)
+        client = MeepleClient(served.address, timeout=10, token=token)
         yield Site(served, f"http://127.0.0.1:{served.app.web_port}/", client)
         client.close()
 
