@@ -1,10 +1,16 @@
 """Fuzzing every RPC with random and mutated messages (hypothesis): a bad
 request never gets INTERNAL (or UNKNOWN), never crashes the server, and a
-rejected one changes nothing."""
+rejected one changes nothing. The identity messages (AuthService's, a
+ticket's party passes, a seat reserved for a player) are fuzzed on a server
+of their own, with real tokens and passes to mutate, and so are bearer
+tokens themselves."""
 
 from __future__ import annotations
 
+import base64
+import json
 import math
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -12,12 +18,18 @@ from google.protobuf.duration_pb2 import Duration
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from meeple.v1 import ai_service_pb2 as ai
+from meeple.v1 import auth_service_pb2 as auth
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
+from meeple.v1 import matchmaking_service_pb2 as mm
 from meeple.v1 import rules_service_pb2 as rules
 
+from services.auth import guests
 from services.convert import with_first_seat
+from services.settings import Settings
+from tests.identities import token_for
+from tests.services.conftest import Served, serving
 
 TOKEN = "meeple-seat-token"
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
@@ -72,10 +84,17 @@ STREAMS = {
 }
 
 
-def call_raw(channel: grpc.Channel, method: str, payload: bytes, token: str | None = None) -> None:
+def call_raw(
+    channel: grpc.Channel,
+    method: str,
+    payload: bytes,
+    token: str | None = None,
+    metadata: list[tuple[str, str]] | None = None,
+) -> None:
     """Sends ``payload`` as the serialized request; the reply is discarded."""
     method = method.split("#")[0]
-    metadata = [(TOKEN, token)] if token else None
+    if token:
+        metadata = [*(metadata or ()), (TOKEN, token)]
     if method in STREAMS:
         stream = channel.unary_stream(method, request_serializer=None, response_deserializer=None)
         for _ in stream(payload, metadata=metadata, timeout=60):
@@ -175,3 +194,212 @@ def test_rejected_submissions_change_nothing(
     if code != grpc.StatusCode.OK:
         after = matches.GetMatch(ms.GetMatchRequest(match_id=match.match_id))
         assert after == before
+
+
+# --- identities -------------------------------------------------------------------------
+
+LEADER, MEMBER = "fuzz-leader", "fuzz-member"
+IDENTITY_METHODS = [
+    "/meeple.v1.AuthService/SignInGuest",
+    "/meeple.v1.AuthService/RefreshSession",
+    "/meeple.v1.AuthService/GetIdentity",
+    "/meeple.v1.AuthService/CreatePartyPass",
+    "/meeple.v1.MatchmakingService/CreateTicket#party",
+    "/meeple.v1.MatchmakingService/CreateTicket#named",
+    "/meeple.v1.MatchService/CreateMatch#reserved",
+    "/meeple.v1.MatchService/JoinMatch#reserved",
+]
+
+
+@pytest.fixture(scope="module")
+def identity_server() -> Iterator[Served]:
+    """A server of its own, whose limits the fuzzing never reaches (the
+    suite's shared server keeps its sign-in and ticket budgets)."""
+    settings = Settings(
+        rate_per_second=None,
+        matches_per_minute=1_000_000,
+        guest_signins_per_minute=1_000_000,
+        tickets_per_minute=1_000_000,
+        open_tickets=1_000_000,
+    )
+    with serving(settings, workers=1) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def identity_messages(identity_server: Served) -> dict[str, bytes]:
+    """Each identity method's request, with real tokens and passes in it."""
+    signer = identity_server.app.auth.signer
+    refresh = signer.sign(guests.REFRESH_AUDIENCE, "guest-fuzz", 3600, name="Fuzz").token
+    party_pass = signer.sign(
+        guests.PARTY_AUDIENCE, MEMBER, 300, name="Member", src=1, leader=LEADER
+    ).token
+    matches = ms_grpc.MatchServiceStub(identity_server.plain)
+    reserved_match = matches.CreateMatch(
+        ms.CreateMatchRequest(
+            config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
+            seats=[ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN, player_id=MEMBER)] * 2,
+        ),
+        metadata=identity_server.bearer(LEADER),
+        timeout=10,
+    ).match.match_id
+    rolit = pb.GameConfig(kind=pb.GAME_KIND_ROLIT)
+    messages = {
+        "/meeple.v1.AuthService/SignInGuest": auth.SignInGuestRequest(display_name="Fuzz Er-1"),
+        "/meeple.v1.AuthService/RefreshSession": auth.RefreshSessionRequest(refresh_token=refresh),
+        "/meeple.v1.AuthService/GetIdentity": auth.GetIdentityRequest(),
+        "/meeple.v1.AuthService/CreatePartyPass": auth.CreatePartyPassRequest(
+            leader_player_id=MEMBER
+        ),
+        "/meeple.v1.MatchmakingService/CreateTicket#party": mm.CreateTicketRequest(
+            config=rolit, seat_counts=[2, 4], party_passes=[party_pass], allow_bots=True
+        ),
+        "/meeple.v1.MatchmakingService/CreateTicket#named": mm.CreateTicketRequest(
+            config=rolit,
+            player_ids=[MEMBER, LEADER],
+            party_passes=[party_pass],
+            request_id="fuzz-request-0123456789",
+        ),
+        "/meeple.v1.MatchService/CreateMatch#reserved": ms.CreateMatchRequest(
+            config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
+            seats=[
+                ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN, player_id=MEMBER),
+                ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN, player_id=LEADER),
+            ],
+        ),
+        "/meeple.v1.MatchService/JoinMatch#reserved": ms.JoinMatchRequest(
+            match_id=reserved_match, seat=1
+        ),
+    }
+    return {method: message.SerializeToString() for method, message in messages.items()}
+
+
+@pytest.mark.parametrize("method", IDENTITY_METHODS)
+@FUZZ
+@given(noise=st.binary(max_size=200))
+def test_random_identity_messages_never_get_internal(
+    identity_server: Served, method: str, noise: bytes
+) -> None:
+    metadata = list(identity_server.bearer(LEADER))
+    call = lambda: call_raw(identity_server.plain, method, noise, metadata=metadata)  # noqa: E731
+    assert outcome(call) not in FORBIDDEN
+
+
+@pytest.mark.parametrize("method", IDENTITY_METHODS)
+@FUZZ
+@given(edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), max_size=6))
+def test_mutated_identity_messages_never_get_internal(
+    identity_server: Served,
+    identity_messages: dict[str, bytes],
+    method: str,
+    edits: list[tuple[int, int]],
+) -> None:
+    payload = mutate(identity_messages[method], edits)
+    metadata = list(identity_server.bearer(LEADER))
+    call = lambda: call_raw(identity_server.plain, method, payload, metadata=metadata)  # noqa: E731
+    assert outcome(call) not in FORBIDDEN
+
+
+TOKEN_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ {}"[]:,'
+BEARER_METHODS = [
+    ("/meeple.v1.AuthService/GetIdentity", auth.GetIdentityRequest()),
+    (
+        "/meeple.v1.MatchService/CreateMatch",
+        ms.CreateMatchRequest(
+            config=pb.GameConfig(kind=pb.GAME_KIND_OTHELLO),
+            seats=[ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * 2,
+        ),
+    ),
+    (
+        "/meeple.v1.MatchmakingService/CreateTicket",
+        mm.CreateTicketRequest(config=pb.GameConfig(kind=pb.GAME_KIND_VOLLEYBALL)),
+    ),
+]
+
+
+def bearer_outcomes(served: Served, value: str) -> set[grpc.StatusCode]:
+    codes = set()
+    for method, message in BEARER_METHODS:
+        payload = message.SerializeToString()
+        metadata = [("authorization", value)]
+        codes.add(
+            outcome(
+                lambda method=method, payload=payload, metadata=metadata: call_raw(
+                    served.plain, method, payload, metadata=metadata
+                )
+            )
+        )
+    return codes
+
+
+@FUZZ
+@given(text=st.text(alphabet=TOKEN_CHARACTERS, max_size=300))
+def test_random_bearer_tokens_never_get_internal(identity_server: Served, text: str) -> None:
+    codes = bearer_outcomes(identity_server, f"Bearer {text}")
+    assert not codes & FORBIDDEN
+
+
+@FUZZ
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 10_000), st.sampled_from(TOKEN_CHARACTERS)), min_size=1, max_size=4
+    ),
+    segment=st.sampled_from(["header", "payload", "signature", "any"]),
+)
+def test_mutated_bearer_tokens_never_get_internal(
+    identity_server: Served, edits: list[tuple[int, str]], segment: str
+) -> None:
+    """A real access token with a few characters changed (in one of its
+    parts): its header, decoded, may be any JSON at all."""
+    token = token_for(identity_server.app, "fuzz-bearer", seconds=3600)
+    parts = token.split(".")
+    index = {"header": 0, "payload": 1, "signature": 2}.get(segment)
+    target = token if index is None else parts[index]
+    chars = list(target)
+    for position, char in edits:
+        chars[position % len(chars)] = char
+    changed = "".join(chars)
+    if index is not None:
+        parts[index] = changed
+        changed = ".".join(parts)
+    codes = bearer_outcomes(identity_server, f"Bearer {changed}")
+    assert not codes & FORBIDDEN
+
+
+def header_token(header: object) -> str:
+    """A token whose header is ``header`` (any JSON), with a real-looking body."""
+    return f"{b64(json.dumps(header).encode())}.{b64(b'{}')}.c2ln"
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@FUZZ
+@given(
+    header=st.one_of(
+        json_values,
+        st.fixed_dictionaries({"alg": json_values, "kid": json_values}),
+        st.fixed_dictionaries({"alg": st.just("HS256"), "kid": json_values, "crit": json_values}),
+    )
+)
+def test_any_json_token_header_never_gets_internal(identity_server: Served, header: object) -> None:
+    codes = bearer_outcomes(identity_server, f"Bearer {header_token(header)}")
+    assert codes <= {grpc.StatusCode.UNAUTHENTICATED}, header
+
+
+def test_a_deeply_nested_token_header_is_unauthenticated(identity_server: Served) -> None:
+    """JSON nested past Python's recursion limit, in a header anyone may send."""
+    for opening in (b"[", b'{"a":'):
+        deep = f"{b64(opening * 1100)}.e30.c2ln"  # past the recursion limit, within 8 KiB
+        codes = bearer_outcomes(identity_server, f"Bearer {deep}")
+        assert codes == {grpc.StatusCode.UNAUTHENTICATED}, opening
