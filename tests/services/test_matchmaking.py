@@ -3,19 +3,26 @@ real redis-server): tickets seated into matches the seat tokens play, Rolit
 tables with parties, bot fill, cancellation, expiry without a heartbeat,
 ratings updated once per match, and every bad request refused. A ticket is
 paired only while it is watched, so the tickets of a table are watched
-together (``watch_all``)."""
+together (``watch_all``).
+
+With identities (the default), a ticket's players are its caller (the
+bearer token's player) and the players of its party passes: ``ticket``
+creates it as its first player, with a pass from each other one. With
+identities off (``auth="off"``) the player ids are as sent."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
+from meeple.v1 import auth_service_pb2 as auth
+from meeple.v1 import auth_service_pb2_grpc as auth_grpc
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
@@ -28,12 +35,13 @@ from services.matchmaking import logic
 from services.matchmaking.logic import Matchmaker
 from services.matchmaking.pairing import pair
 from services.settings import Settings
-from tests.services.conftest import Served
+from tests.services.conftest import DEFAULT_PLAYER, Served, serving
 
 TICKET = "meeple-ticket-token"
 SEAT = "meeple-seat-token"
 OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
 ROLIT = pb.GameConfig(kind=pb.GAME_KIND_ROLIT)
+VOLTA = pb.GameConfig(kind=pb.GAME_KIND_VOLTA)
 
 
 @dataclass
@@ -65,11 +73,32 @@ def matchmaking(
     return start
 
 
+def party_pass(served: Served, member: str, leader: str) -> str:
+    """``member``'s consent to sit in ``leader``'s party tickets."""
+    stub = auth_grpc.AuthServiceStub(served.plain)
+    request = auth.CreatePartyPassRequest(leader_player_id=leader)
+    return stub.CreatePartyPass(request, metadata=served.bearer(member)).party_pass
+
+
 def ticket(
     stubs: Stubs, config: pb.GameConfig, players: list[str], **fields: object
 ) -> mm.CreateTicketResponse:
-    request = mm.CreateTicketRequest(config=config, player_ids=players, **fields)  # type: ignore[arg-type]
-    return stubs.tickets.CreateTicket(request)
+    """A ticket of ``players``, created by the first (its bearer token)
+    with a party pass from each of the others; with identities off, as
+    named, without a token."""
+    served = stubs.served
+    if not served.app.auth.enabled:  # the player ids as sent, and no token
+        request = mm.CreateTicketRequest(config=config, player_ids=players, **fields)  # type: ignore[arg-type]
+        return mm_grpc.MatchmakingServiceStub(served.plain).CreateTicket(request)
+    leader, *members = players
+    passes = [party_pass(served, member, leader) for member in members]
+    request = mm.CreateTicketRequest(
+        config=config,
+        player_ids=players,
+        party_passes=passes,
+        **fields,  # type: ignore[arg-type]
+    )
+    return stubs.tickets.CreateTicket(request, metadata=served.bearer(leader))
 
 
 def watch(stubs: Stubs, created: mm.CreateTicketResponse) -> list[mm.WatchTicketResponse]:
@@ -133,16 +162,20 @@ def test_a_rolit_table_of_four_keeps_the_party_together(
     matchmaking: Callable[..., Stubs],
 ) -> None:
     stubs = matchmaking()
+    stubs.served.token("p2", name="Pat")  # p2's token, and so its party pass, names it Pat
     # The singles first: alone, the party (any table size) fills a table of
     # two at once, so it must find the singles waiting.
     singles = [ticket(stubs, ROLIT, [name], seat_counts=[4]) for name in ("s1", "s2")]
-    party = ticket(stubs, ROLIT, ["p1", "p2"])
+    party = ticket(stubs, ROLIT, ["p1", "p2"])  # p1's ticket, with p2's pass
+    assert list(party.ticket.player_ids) == ["p1", "p2"]
     assignments = [stream[-1].assigned for stream in watch_all(stubs, party, *singles)]
     assert len({a.match_id for a in assignments}) == 1
     assert [s.player_id for s in assignments[0].seats] == ["p1", "p2"]
     match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=assignments[0].match_id)).match
     assert match.config.rolit.players == 4
     assert match.first_seat_drawn
+    names = {seat.player_id: seat.display_name for seat in match.seats}
+    assert names == {"p1": "p1", "p2": "Pat", "s1": "s1", "s2": "s2"}
 
 
 def test_bots_fill_a_table_after_the_wait(matchmaking: Callable[..., Stubs]) -> None:
@@ -255,6 +288,9 @@ def test_ratings_change_once_per_finished_match(matchmaking: Callable[..., Stubs
     assert not rest.next_page_token
     newcomer = rating("newcomer")
     assert (newcomer.mu, newcomer.matches) == (pytest.approx(25.0), 0)
+    # No player id: the caller's own rating (its bearer token's player).
+    own = mm.GetRatingRequest(game=pb.GAME_KIND_OTHELLO)
+    assert stubs.tickets.GetRating(own, metadata=stubs.served.bearer("loser")).rating == loser
 
 
 def test_a_retried_ticket_request_returns_the_same_ticket_and_token(
@@ -289,41 +325,185 @@ def test_a_retried_ticket_request_returns_the_same_ticket_and_token(
     assert other.ticket_token != first.ticket_token
 
 
+def test_a_player_holds_one_queued_ticket_per_queue(matchmaking: Callable[..., Stubs]) -> None:
+    stubs = matchmaking()
+    first = ticket(stubs, OTHELLO, ["ann"])
+    code, details = code_of(lambda: ticket(stubs, OTHELLO, ["ann"]))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "player 'ann' has a queued ticket in this queue already" in details
+    # Nor in another's party; the party's ticket is not queued either.
+    code, details = code_of(lambda: ticket(stubs, OTHELLO, ["bo", "ann"]))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "player 'ann' has a queued ticket" in details
+    assert ticket(stubs, OTHELLO, ["bo"]).ticket.status == mm.TICKET_STATUS_QUEUED
+    # Another queue is another place in line.
+    assert ticket(stubs, VOLTA, ["ann"]).ticket.status == mm.TICKET_STATUS_QUEUED
+    # Once the ticket ends, its players may queue again.
+    stubs.tickets.CancelTicket(
+        mm.CancelTicketRequest(ticket_id=first.ticket.ticket_id),
+        metadata=[(TICKET, first.ticket_token)],
+    )
+    again = ticket(stubs, OTHELLO, ["ann"])
+    assert again.ticket.ticket_id != first.ticket.ticket_id
+
+
+def test_a_ticket_without_player_ids_is_its_callers_party(
+    matchmaking: Callable[..., Stubs],
+) -> None:
+    """Empty player_ids stands for the caller, then each pass's player;
+    named, they may come in any order."""
+    stubs = matchmaking()
+    served = stubs.served
+    passes = [party_pass(served, member, "ann") for member in ("bo", "cy")]
+    request = mm.CreateTicketRequest(config=ROLIT, party_passes=passes)
+    created = stubs.tickets.CreateTicket(request, metadata=served.bearer("ann"))
+    assert list(created.ticket.player_ids) == ["ann", "bo", "cy"]
+    request = mm.CreateTicketRequest(
+        config=VOLTA, player_ids=["bo", "ann"], party_passes=[party_pass(served, "bo", "ann")]
+    )
+    created = stubs.tickets.CreateTicket(request, metadata=served.bearer("ann"))
+    assert list(created.ticket.player_ids) == ["bo", "ann"]
+
+
+def test_with_identities_off_the_players_are_as_named(matchmaking: Callable[..., Stubs]) -> None:
+    """The old behaviour (MEEPLE_AUTH=off): no token, the player ids as
+    sent, a party without passes; the seats carry no display names."""
+    stubs = matchmaking(auth="off")
+    party = ticket(stubs, ROLIT, ["p1", "p2"], seat_counts=[3])
+    single = ticket(stubs, ROLIT, ["s1"], seat_counts=[3])
+    assert list(party.ticket.player_ids) == ["p1", "p2"]
+    assignments = [stream[-1].assigned for stream in watch_all(stubs, party, single)]
+    assert len({a.match_id for a in assignments}) == 1
+    assert [s.player_id for a in assignments for s in a.seats] == ["p1", "p2", "s1"]
+    assert sorted(s.seat for a in assignments for s in a.seats) == [0, 1, 2]
+    match = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=assignments[0].match_id)).match
+    assert match.config.rolit.players == 3
+    assert all(seat.joined and not seat.display_name for seat in match.seats)
+    # The match keeps the named (unverified) players: they are the ones rated.
+    named = {s.seat: s.player_id for a in assignments for s in a.seats}
+    assert {seat.index: seat.player_id for seat in match.seats} == named
+
+
+@pytest.fixture(scope="module")
+def identities_off() -> Iterator[Served]:
+    """A server with identities off: player ids are as sent (and checked)."""
+    with serving(Settings(auth="off"), services=("match", "matchmaking"), bots=False) as served:
+        yield served
+
+
+# Refused with identities on and off alike (``player_ids`` left to the mode:
+# the caller with identities, one named player without).
+BAD_TICKETS = [
+    ({"config": pb.GameConfig()}, "config.kind"),
+    ({"config": OTHELLO, "seat_counts": [3]}, "2..2 seats"),
+    (
+        {"config": pb.GameConfig(kind=pb.GAME_KIND_ROLIT, rolit=pb.RolitOptions(players=3))},
+        "seat_counts",
+    ),
+    (
+        {"config": pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=pb.VoltaOptions(first_seat=1))},
+        "first_seat",
+    ),
+    ({"config": OTHELLO, "max_wait": Duration(seconds=3600)}, "max_wait"),
+    ({"config": OTHELLO, "request_id": "short"}, "request_id: 16 to 64"),
+    ({"config": OTHELLO, "request_id": "not/a-random-string!"}, "request_id: 16 to 64"),
+    ({"config": OTHELLO, "request_id": "a" * 16}, "request_id: one character repeated"),
+    (
+        {"config": OTHELLO, "request_id": "abcab-abcab-abcab"},
+        "request_id: 4 distinct characters, at least 5",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fields", "expected"), BAD_TICKETS)
+def test_bad_tickets_are_invalid_argument(
+    server: Served, fields: dict[str, object], expected: str
+) -> None:
+    """With identities: the caller's own ticket (no player ids: the caller)."""
+    stub = mm_grpc.MatchmakingServiceStub(server.channel)
+    request = mm.CreateTicketRequest(**fields)  # type: ignore[arg-type]
+    code, details = code_of(lambda: stub.CreateTicket(request))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+    assert expected in details
+
+
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({"config": pb.GameConfig()}, "config.kind"),
+        *BAD_TICKETS,
         ({"config": OTHELLO, "player_ids": []}, "at least one player"),
         ({"config": OTHELLO, "player_ids": ["a", "a"]}, "twice"),
         ({"config": OTHELLO, "player_ids": ["x" * 65]}, "1 to 64"),
         ({"config": OTHELLO, "player_ids": ["a", "b", "c"]}, "fits no table"),
-        ({"config": OTHELLO, "player_ids": ["a"], "seat_counts": [3]}, "2..2 seats"),
-        (
-            {"config": pb.GameConfig(kind=pb.GAME_KIND_ROLIT, rolit=pb.RolitOptions(players=3))},
-            "seat_counts",
-        ),
-        (
-            {"config": pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=pb.VoltaOptions(first_seat=1))},
-            "first_seat",
-        ),
-        ({"config": OTHELLO, "max_wait": Duration(seconds=3600)}, "max_wait"),
-        ({"config": OTHELLO, "request_id": "short"}, "request_id: 16 to 64"),
-        ({"config": OTHELLO, "request_id": "not/a-random-string!"}, "request_id: 16 to 64"),
-        ({"config": OTHELLO, "request_id": "a" * 16}, "request_id: one character repeated"),
-        (
-            {"config": OTHELLO, "request_id": "abcab-abcab-abcab"},
-            "request_id: 4 distinct characters, at least 5",
-        ),
+        ({"config": OTHELLO, "party_passes": ["a-pass"]}, "party_passes: identities are off"),
     ],
 )
-def test_bad_tickets_are_invalid_argument(
-    server: Served, fields: dict[str, object], expected: str
+def test_bad_tickets_are_invalid_argument_with_identities_off(
+    identities_off: Served, fields: dict[str, object], expected: str
 ) -> None:
-    stub = mm_grpc.MatchmakingServiceStub(server.channel)
+    """Without identities the player ids are the client's, checked as sent
+    (no token is sent, none is needed)."""
+    stub = mm_grpc.MatchmakingServiceStub(identities_off.plain)
     request = mm.CreateTicketRequest(**{"player_ids": ["a"], **fields})  # type: ignore[arg-type]
     code, details = code_of(lambda: stub.CreateTicket(request))
     assert code == grpc.StatusCode.INVALID_ARGUMENT, details
     assert expected in details
+
+
+def test_a_ticket_names_only_its_caller_and_the_players_of_its_passes(server: Served) -> None:
+    """With identities, CreateTicket acts for its caller (``DEFAULT_PLAYER``
+    here) and the players that gave it a party pass: anyone else named is
+    PERMISSION_DENIED, and every refusal queues nothing."""
+    stub = mm_grpc.MatchmakingServiceStub(server.channel)
+    me = DEFAULT_PLAYER
+
+    def refused(players: list[str], *passes: str) -> tuple[grpc.StatusCode, str]:
+        request = mm.CreateTicketRequest(config=OTHELLO, player_ids=players, party_passes=passes)
+        return code_of(lambda: stub.CreateTicket(request))
+
+    for players in (["zed"], [me, "zed"], ["zed", me]):
+        code, details = refused(players)
+        assert code == grpc.StatusCode.PERMISSION_DENIED, (players, details)
+        assert "'zed' did not agree to this party" in details
+        assert "CreatePartyPass" in details
+    bo = party_pass(server, "bo", me)
+    code, details = refused(["bo", "zed"], bo)  # a pass names its own player, nobody else
+    assert (code, "'zed' did not agree" in details) == (grpc.StatusCode.PERMISSION_DENIED, True)
+    code, details = refused([me, me])
+    assert (code, details) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "player_ids: a player appears twice",
+    )
+    code, details = refused([me, "bo", "bo"], bo)
+    assert (code, details) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "player_ids: a player appears twice",
+    )
+    code, details = refused([], bo, bo)
+    assert (code, details) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "party_passes: a player appears twice",
+    )
+    code, details = refused([me], bo)  # bo's pass, bo left out
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "name the caller and every party pass's player, or none" in details
+    # A pass for another leader, or no pass at all, names nobody.
+    code, details = refused([], party_pass(server, "bo", "somebody-else"))
+    assert (code, details) == (
+        grpc.StatusCode.PERMISSION_DENIED,
+        "party_passes[0] lets another leader name its player",
+    )
+    code, details = refused([], "not-a-pass")
+    assert code == grpc.StatusCode.PERMISSION_DENIED
+    assert details.startswith("party_passes[0] was refused")
+    # A party too big for every table is still checked, once its players are known.
+    code, details = refused([], bo, party_pass(server, "cy", me))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "fits no table" in details
+    # No token: nobody to act for.
+    plain = mm_grpc.MatchmakingServiceStub(server.plain)
+    code, _ = code_of(lambda: plain.CreateTicket(mm.CreateTicketRequest(config=OTHELLO)))
+    assert code == grpc.StatusCode.UNAUTHENTICATED
 
 
 def test_the_window_widens_while_a_ticket_waits() -> None:
@@ -369,7 +549,8 @@ def test_the_waiting_gauge_has_one_label_value_per_game(serve: Callable[..., Ser
     for n in range(30):
         options = pb.VoltaOptions(rider_masses_kg=[0.005 + n / 10_000, 0.0055])
         config = pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=options)
-        tickets.CreateTicket(mm.CreateTicketRequest(config=config, player_ids=[f"p{n}"]))
+        request = mm.CreateTicketRequest(config=config)
+        tickets.CreateTicket(request, metadata=served.bearer(f"p{n}"))
     deadline = time.monotonic() + 5
     while True:
         (gauge,) = [m for m in REGISTRY.collect() if m.name == "meeple_matchmaking_tickets_waiting"]

@@ -1,18 +1,19 @@
-"""Issue 22, matchmaking: what one client address may make the matchmaker
-do, and what a ticket token is worth.
+"""Issue 22, matchmaking: what one client may make the matchmaker do, and
+what a ticket token is worth. A client is the caller's player when it sends
+a token (identities on, the default), else its address (identities off).
 
-- CreateTicket has a rate of its own per address; an address has a capped
+- CreateTicket has a rate of its own per client; a client has a capped
   number of open tickets (held by the store, so across replicas on Redis);
-  a matchmade match is charged to the match budget of each address whose
-  ticket sits at its table, and a ticket whose address has spent it waits.
+  a matchmade match is charged to the match budget of each client whose
+  ticket sits at its table, and a ticket whose client has spent it waits.
 - Only watched tickets are paired: a ticket nobody watches (a ghost) never
   takes a real player's table.
 - Tokens of tickets with a request_id are HMAC-SHA256 under a server secret,
   bound to the queue and the players; weak request ids are refused; the
   secret is never printed, and replicas on one Redis agree on it.
 
-Through real gRPC on both stores where it matters, and on the logic where
-the time or the address must be chosen.
+Through real gRPC on both stores where it matters, per player and per
+address, and on the logic where the time or the client must be chosen.
 """
 
 from __future__ import annotations
@@ -46,58 +47,70 @@ TICKET = "meeple-ticket-token"
 OTHELLO = pb.GameConfig(kind=pb.GAME_KIND_OTHELLO)
 VOLTA = pb.GameConfig(kind=pb.GAME_KIND_VOLTA)
 ROLIT = pb.GameConfig(kind=pb.GAME_KIND_ROLIT)
+VOLLEYBALL = pb.GameConfig(kind=pb.GAME_KIND_VOLLEYBALL)
 SECRET = "a-server-secret-of-this-deployment"
 # The servers of these tests run no bots and no AI workers (nothing here
 # plays), and no global rate limit beyond what a test sets.
 LIGHT: dict[str, Any] = {"services": ("match", "matchmaking"), "bots": False}
+# Identities off: the limits count the client's address (no token is sent).
+OFF = "off"
+
+
+def volta(n: int) -> pb.GameConfig:
+    """The ``n``th of many Volta queues (each its own rider masses)."""
+    options = pb.VoltaOptions(rider_masses_kg=[0.005 + n / 10_000, 0.0055])
+    return pb.GameConfig(kind=pb.GAME_KIND_VOLTA, volta=options)
 
 
 # --- servers -------------------------------------------------------------------------
 
 
 @pytest.fixture(params=["memory", "redis"])
-def start(request: pytest.FixtureRequest, serve: Callable[..., Served]) -> Callable[..., Any]:
-    """``start(**settings)``: a matchmaking stub to a server on the test's
-    store; on Redis each call starts another replica on the same server."""
+def start(request: pytest.FixtureRequest, serve: Callable[..., Served]) -> Callable[..., Served]:
+    """``start(**settings)``: a server on the test's store; on Redis each
+    call starts another replica on the same server."""
     url = None
     if request.param == "redis":
         server = request.getfixturevalue("redis_server")
         server.flush()
         url = server.url
 
-    def one(**settings: Any) -> mm_grpc.MatchmakingServiceStub:
+    def one(**settings: Any) -> Served:
         settings.setdefault("rate_per_second", None)
-        served = serve(Settings(**settings), redis_url=url, **LIGHT)
-        return mm_grpc.MatchmakingServiceStub(served.channel)
+        return serve(Settings(**settings), redis_url=url, **LIGHT)
 
     return one
 
 
 @pytest.fixture
-def replicas(redis_server: Any, serve: Callable[..., Served]) -> Callable[..., Any]:
-    """``replicas(n, **settings)``: stubs to ``n`` replicas on one redis-server."""
+def replicas(redis_server: Any, serve: Callable[..., Served]) -> Callable[..., list[Served]]:
+    """``replicas(n, **settings)``: ``n`` replicas on one redis-server."""
     redis_server.flush()
 
-    def some(count: int, **settings: Any) -> list[mm_grpc.MatchmakingServiceStub]:
+    def some(count: int, **settings: Any) -> list[Served]:
         settings.setdefault("rate_per_second", None)
         return [
-            mm_grpc.MatchmakingServiceStub(
-                serve(Settings(**settings), redis_url=redis_server.url, **LIGHT).channel
-            )
-            for _ in range(count)
+            serve(Settings(**settings), redis_url=redis_server.url, **LIGHT) for _ in range(count)
         ]
 
     return some
 
 
+def stub_of(served: Served) -> mm_grpc.MatchmakingServiceStub:
+    """A stub that sends no token of its own (``create`` chooses)."""
+    return mm_grpc.MatchmakingServiceStub(served.plain)
+
+
 def create(
-    stub: mm_grpc.MatchmakingServiceStub,
-    players: list[str],
-    config: pb.GameConfig = OTHELLO,
-    **fields: Any,
+    served: Served, player: str, config: pb.GameConfig = OTHELLO, **fields: Any
 ) -> mm.CreateTicketResponse:
-    request = mm.CreateTicketRequest(config=config, player_ids=players, **fields)
-    return stub.CreateTicket(request, timeout=10)
+    """``player``'s ticket: created with its token (counted as that player),
+    or with identities off named, with no token (counted as the address)."""
+    if served.app.auth.enabled:
+        request = mm.CreateTicketRequest(config=config, **fields)
+        return stub_of(served).CreateTicket(request, metadata=served.bearer(player), timeout=10)
+    request = mm.CreateTicketRequest(config=config, player_ids=[player], **fields)
+    return stub_of(served).CreateTicket(request, timeout=10)
 
 
 def refused(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
@@ -107,12 +120,13 @@ def refused(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
 
 
 def watch(
-    stub: mm_grpc.MatchmakingServiceStub, created: mm.CreateTicketResponse, seconds: float = 15
+    served: Served, created: mm.CreateTicketResponse, seconds: float = 15
 ) -> list[mm.WatchTicketResponse]:
     """The ticket's stream until it ends, or what came within ``seconds``."""
     request = mm.WatchTicketRequest(ticket_id=created.ticket.ticket_id)
     events: list[mm.WatchTicketResponse] = []
-    stream = stub.WatchTicket(request, metadata=[(TICKET, created.ticket_token)], timeout=seconds)
+    metadata = [(TICKET, created.ticket_token)]
+    stream = stub_of(served).WatchTicket(request, metadata=metadata, timeout=seconds)
     try:
         events.extend(stream)
     except grpc.RpcError as error:
@@ -122,74 +136,120 @@ def watch(
 
 
 def watch_all(
-    stub: mm_grpc.MatchmakingServiceStub, *created: mm.CreateTicketResponse, seconds: float = 15
+    served: Served, *created: mm.CreateTicketResponse, seconds: float = 15
 ) -> list[list[mm.WatchTicketResponse]]:
     with ThreadPoolExecutor(len(created)) as pool:
-        return list(pool.map(lambda one: watch(stub, one, seconds), created))
+        return list(pool.map(lambda one: watch(served, one, seconds), created))
 
 
-def cancel(stub: mm_grpc.MatchmakingServiceStub, created: mm.CreateTicketResponse) -> mm.Ticket:
+def events_of(streams: list[list[mm.WatchTicketResponse]]) -> list[list[str | None]]:
+    return [[event.WhichOneof("event") for event in stream] for stream in streams]
+
+
+def cancel(served: Served, created: mm.CreateTicketResponse) -> mm.Ticket:
     request = mm.CancelTicketRequest(ticket_id=created.ticket.ticket_id)
-    return stub.CancelTicket(request, metadata=[(TICKET, created.ticket_token)]).ticket
+    return stub_of(served).CancelTicket(request, metadata=[(TICKET, created.ticket_token)]).ticket
 
 
 # --- CreateTicket's rate, open tickets -------------------------------------------------
 
 
-def test_create_ticket_has_a_rate_of_its_own_per_address(start: Callable[..., Any]) -> None:
-    stub = start(tickets_per_minute=3, open_tickets=100)
+def test_create_ticket_has_a_rate_of_its_own_per_player(start: Callable[..., Served]) -> None:
+    served = start(tickets_per_minute=3, open_tickets=100)
+    for config in (OTHELLO, VOLTA, ROLIT):
+        create(served, "a", config)
+    code, details = refused(lambda: create(served, "a", VOLLEYBALL))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "tickets created per client" in details
+    # Another player from the same address has a rate of its own.
+    create(served, "b", VOLLEYBALL)
+
+
+def test_create_ticket_has_a_rate_of_its_own_per_address_without_identities(
+    start: Callable[..., Served],
+) -> None:
+    served = start(auth=OFF, tickets_per_minute=3, open_tickets=100)
     for name in ("a", "b", "c"):
-        create(stub, [name])
-    code, details = refused(lambda: create(stub, ["d"]))
+        create(served, name)
+    code, details = refused(lambda: create(served, "d"))
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "tickets created per client" in details
 
 
-def test_open_tickets_are_capped_per_address_across_queues(start: Callable[..., Any]) -> None:
-    stub = start(open_tickets=2)
-    first = create(stub, ["a"], OTHELLO)
-    create(stub, ["b"], VOLTA)
-    code, details = refused(lambda: create(stub, ["c"], ROLIT))
+OPEN_CAP = "at most 2 open tickets per player (per address without identities)"
+
+
+def test_open_tickets_are_capped_per_player_across_queues(start: Callable[..., Served]) -> None:
+    served = start(open_tickets=2)
+    first = create(served, "a", OTHELLO)
+    create(served, "a", VOLTA)
+    code, details = refused(lambda: create(served, "a", ROLIT))
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "at most 2 open tickets per client address" in details
+    assert OPEN_CAP in details
+    # Another player from the same address is not held back by a's tickets.
+    create(served, "b", ROLIT)
     # A retry of an open ticket is no new one; a cancelled ticket is no longer open.
     retry = "retry-of-a-ticket-0123456789"
-    assert cancel(stub, first).status == mm.TICKET_STATUS_CANCELLED
-    again = create(stub, ["c"], ROLIT, request_id=retry)
-    assert create(stub, ["c"], ROLIT, request_id=retry).ticket_token == again.ticket_token
-    code, _ = refused(lambda: create(stub, ["d"], ROLIT))
+    assert cancel(served, first).status == mm.TICKET_STATUS_CANCELLED
+    again = create(served, "a", ROLIT, request_id=retry)
+    assert create(served, "a", ROLIT, request_id=retry).ticket_token == again.ticket_token
+    code, _ = refused(lambda: create(served, "a", VOLLEYBALL))
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    cancel(stub, again)
+    cancel(served, again)
     # Once ended, its retry still answers with it (cancelled), at the cap or not.
-    create(stub, ["d"], ROLIT)
-    ended = create(stub, ["c"], ROLIT, request_id=retry)
+    create(served, "a", VOLLEYBALL)
+    ended = create(served, "a", ROLIT, request_id=retry)
     assert ended.ticket.status == mm.TICKET_STATUS_CANCELLED
 
 
-def test_the_open_ticket_cap_holds_across_replicas(replicas: Callable[..., Any]) -> None:
-    """The count is in Redis: tickets made through another replica count
-    (the default cap, 16, half through each replica)."""
+def test_open_tickets_are_capped_per_address_without_identities(
+    start: Callable[..., Served],
+) -> None:
+    served = start(auth=OFF, open_tickets=2)
+    first = create(served, "a", OTHELLO)
+    create(served, "b", VOLTA)
+    code, details = refused(lambda: create(served, "c", ROLIT))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert OPEN_CAP in details
+    # A retry of an open ticket is no new one; a cancelled ticket is no longer open.
+    retry = "retry-of-a-ticket-0123456789"
+    assert cancel(served, first).status == mm.TICKET_STATUS_CANCELLED
+    again = create(served, "c", ROLIT, request_id=retry)
+    assert create(served, "c", ROLIT, request_id=retry).ticket_token == again.ticket_token
+    code, _ = refused(lambda: create(served, "d", ROLIT))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    cancel(served, again)
+    # Once ended, its retry still answers with it (cancelled), at the cap or not.
+    create(served, "d", ROLIT)
+    ended = create(served, "c", ROLIT, request_id=retry)
+    assert ended.ticket.status == mm.TICKET_STATUS_CANCELLED
+
+
+def test_the_open_ticket_cap_holds_across_replicas(replicas: Callable[..., list[Served]]) -> None:
+    """The count is in Redis: a player's tickets made through another
+    replica count (the default cap, 16, half through each replica, each
+    ticket in a queue of its own)."""
     one, two = replicas(2)
-    made = [create((one, two)[index % 2], [f"p{index}"]) for index in range(16)]
-    for stub in (one, two):
-        code, details = refused(lambda stub=stub: create(stub, ["late"], ROLIT))
+    made = [create((one, two)[index % 2], "p", volta(index)) for index in range(16)]
+    for served in (one, two):
+        code, details = refused(lambda served=served: create(served, "p", ROLIT))
         assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "at most 16 open tickets" in details
     cancel(two, made[0])  # made through one, ended through two: a place on both
-    create(one, ["late"], ROLIT)
+    create(one, "p", ROLIT)
 
 
 # --- only watched tickets are paired ----------------------------------------------------
 
 
-def test_a_ticket_nobody_watches_is_never_paired(start: Callable[..., Any]) -> None:
-    stub = start()
-    ghost = create(stub, ["ghost"])
-    real = create(stub, ["real"])
-    events = watch(stub, real, seconds=1.0)  # the ghost's ticket waits unwatched
+def test_a_ticket_nobody_watches_is_never_paired(start: Callable[..., Served]) -> None:
+    served = start()
+    ghost = create(served, "ghost")
+    real = create(served, "real")
+    events = watch(served, real, seconds=1.0)  # the ghost's ticket waits unwatched
     assert [e.WhichOneof("event") for e in events] == ["snapshot"]
     assert events[0].snapshot.status == mm.TICKET_STATUS_QUEUED
-    streams = watch_all(stub, ghost, real)  # now both players are there
+    streams = watch_all(served, ghost, real)  # now both players are there
     assert all(stream[-1].HasField("assigned") for stream in streams)
     assert len({stream[-1].assigned.match_id for stream in streams}) == 1
 
@@ -197,33 +257,62 @@ def test_a_ticket_nobody_watches_is_never_paired(start: Callable[..., Any]) -> N
 # --- the match budget --------------------------------------------------------------------
 
 
-def test_a_matchmade_match_spends_the_match_budget_of_its_address(
-    start: Callable[..., Any],
+def test_a_matchmade_match_spends_the_match_budget_of_each_player(
+    start: Callable[..., Served],
+) -> None:
+    """One match a minute: a1 and a2's first table is seated, their next
+    waits; b1 and b2, from the same address, have budgets of their own."""
+    served = start(matches_per_minute=1)
+    first = watch_all(served, create(served, "a1"), create(served, "a2"))
+    assert all(stream[-1].HasField("assigned") for stream in first)
+    tickets = [create(served, player) for player in ("a1", "a2", "b1", "b2")]
+    second = watch_all(served, *tickets, seconds=1.5)
+    assert events_of(second[:2]) == [["snapshot"]] * 2
+    assert events_of(second[2:]) == [["snapshot", "assigned"]] * 2
+    assert second[2][-1].assigned.match_id == second[3][-1].assigned.match_id
+
+
+def test_a_matchmade_match_spends_the_match_budget_of_its_address_without_identities(
+    start: Callable[..., Served],
 ) -> None:
     """One match a minute: the first table is seated, the next waits."""
-    stub = start(matches_per_minute=1)
-    first = watch_all(stub, create(stub, ["a1"]), create(stub, ["a2"]))
+    served = start(auth=OFF, matches_per_minute=1)
+    first = watch_all(served, create(served, "a1"), create(served, "a2"))
     assert all(stream[-1].HasField("assigned") for stream in first)
-    second = watch_all(stub, create(stub, ["b1"]), create(stub, ["b2"]), seconds=1.5)
-    assert [[e.WhichOneof("event") for e in stream] for stream in second] == [["snapshot"]] * 2
+    second = watch_all(served, create(served, "b1"), create(served, "b2"), seconds=1.5)
+    assert events_of(second) == [["snapshot"]] * 2
+
+
+def create_bot_match(served: Served, metadata: Any = None) -> None:
+    from meeple.v1 import match_service_pb2 as ms
+    from meeple.v1 import match_service_pb2_grpc as ms_grpc
+
+    bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")
+    ms_grpc.MatchServiceStub(served.plain).CreateMatch(
+        ms.CreateMatchRequest(config=OTHELLO, seats=[bot, bot]), metadata=metadata
+    )
 
 
 def test_create_match_and_matchmade_matches_share_one_budget(
     serve: Callable[..., Served],
 ) -> None:
+    """The server's one budget a player: after c1's one CreateMatch of the
+    minute, its ticket waits unseated; c2 and c3 are seated."""
+    served = serve(Settings(matches_per_minute=1), workers=1)
+    create_bot_match(served, served.bearer("c1"))
+    streams = watch_all(served, *(create(served, p) for p in ("c1", "c2", "c3")), seconds=1.5)
+    assert events_of(streams) == [["snapshot"], ["snapshot", "assigned"], ["snapshot", "assigned"]]
+
+
+def test_create_match_and_matchmade_matches_share_one_budget_per_address_without_identities(
+    serve: Callable[..., Served],
+) -> None:
     """The server's one budget a client address: after its one CreateMatch
     of the minute, its tickets wait unseated."""
-    from meeple.v1 import match_service_pb2 as ms
-    from meeple.v1 import match_service_pb2_grpc as ms_grpc
-
-    served = serve(Settings(matches_per_minute=1), workers=1)
-    bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec="random")
-    ms_grpc.MatchServiceStub(served.channel).CreateMatch(
-        ms.CreateMatchRequest(config=OTHELLO, seats=[bot, bot])
-    )
-    stub = mm_grpc.MatchmakingServiceStub(served.channel)
-    waiting = watch_all(stub, create(stub, ["c1"]), create(stub, ["c2"]), seconds=1.5)
-    assert [[e.WhichOneof("event") for e in stream] for stream in waiting] == [["snapshot"]] * 2
+    served = serve(Settings(auth=OFF, matches_per_minute=1), workers=1)
+    create_bot_match(served)
+    waiting = watch_all(served, create(served, "c1"), create(served, "c2"), seconds=1.5)
+    assert events_of(waiting) == [["snapshot"]] * 2
 
 
 class Clock:
@@ -332,11 +421,11 @@ def test_a_ticket_token_is_keyed_by_the_server_secret(serve: Callable[..., Serve
     """The same request id gives another token under another secret, and the
     same under the same secret (replicas configured alike agree)."""
     request_id = "Zq3-known-to-a-spy_7Hx"
-    stubs = [
-        mm_grpc.MatchmakingServiceStub(serve(Settings(token_secret=secret), **LIGHT).channel)
+    servers = [
+        serve(Settings(token_secret=secret), **LIGHT)
         for secret in (SECRET, "another-secret-entirely", SECRET)
     ]
-    made = [create(stub, ["ann"], request_id=request_id) for stub in stubs]
+    made = [create(served, "ann", request_id=request_id) for served in servers]
     assert made[0].ticket_token != made[1].ticket_token
     assert made[0].ticket.ticket_id != made[1].ticket.ticket_id
     assert (made[0].ticket.ticket_id, made[0].ticket_token) == (
@@ -349,12 +438,12 @@ def test_a_ticket_token_is_keyed_by_the_server_secret(serve: Callable[..., Serve
 
 
 def test_the_same_request_id_gives_another_token_in_another_queue(
-    start: Callable[..., Any],
+    start: Callable[..., Served],
 ) -> None:
-    stub = start()
+    served = start()
     request_id = "one-id-for-two-queues-Q7"
-    othello = create(stub, ["ann"], OTHELLO, request_id=request_id)
-    volta = create(stub, ["ann"], VOLTA, request_id=request_id)
+    othello = create(served, "ann", OTHELLO, request_id=request_id)
+    volta = create(served, "ann", VOLTA, request_id=request_id)
     assert othello.ticket_token != volta.ticket_token
 
 
@@ -362,9 +451,9 @@ def test_a_ticket_token_is_bound_to_its_players(serve: Callable[..., Served]) ->
     """Of the queue, the players and the request id, under the secret; the
     ticket id of the queue and the request id only, so that the same
     request id with other players finds the ticket (and is refused)."""
-    stub = mm_grpc.MatchmakingServiceStub(serve(Settings(token_secret=SECRET), **LIGHT).channel)
+    served = serve(Settings(token_secret=SECRET), **LIGHT)
     request_id = "bound-to-ann-alone-Q7x"
-    made = create(stub, ["ann"], request_id=request_id)
+    made = create(served, "ann", request_id=request_id)
     queue = made.ticket.ticket_id.rsplit(".", 1)[0]
     secret = SECRET.encode()
     ann = logic.retry_identity(secret, queue, ["ann"], request_id)
@@ -372,7 +461,7 @@ def test_a_ticket_token_is_bound_to_its_players(serve: Callable[..., Served]) ->
     bo = logic.retry_identity(secret, queue, ["bo"], request_id)
     assert bo[0] == ann[0]
     assert bo[1] != ann[1]
-    code, details = refused(lambda: create(stub, ["bo"], request_id=request_id))
+    code, details = refused(lambda: create(served, "bo", request_id=request_id))
     assert (code, details) == (
         grpc.StatusCode.INVALID_ARGUMENT,
         "request_id: another ticket's; make a new one for each ticket",
@@ -380,15 +469,15 @@ def test_a_ticket_token_is_bound_to_its_players(serve: Callable[..., Served]) ->
 
 
 def test_replicas_on_redis_share_a_generated_secret(
-    replicas: Callable[..., Any], redis_server: Any
+    replicas: Callable[..., list[Served]], redis_server: Any
 ) -> None:
     """With no token_secret, the first replica's random secret is stored in
     Redis (SET NX) and every replica reads it: a retry on another replica
     gets the same ticket and token."""
     one, two = replicas(2)
     request_id = "retried-on-the-other-replica"
-    first = create(one, ["ann"], request_id=request_id)
-    again = create(two, ["ann"], request_id=request_id)
+    first = create(one, "ann", request_id=request_id)
+    again = create(two, "ann", request_id=request_id)
     assert (again.ticket.ticket_id, again.ticket_token) == (
         first.ticket.ticket_id,
         first.ticket_token,
@@ -408,21 +497,27 @@ def test_the_secret_is_never_printed(
         Settings(token_secret="short-secret")
     assert "short-secret" not in str(bad.value)
     caplog.set_level(logging.DEBUG)
-    stub = mm_grpc.MatchmakingServiceStub(serve(settings, **LIGHT).channel)
-    create(stub, ["ann"], request_id="a-request-with-its-id")
-    refused(lambda: create(stub, ["bo"], request_id="a-request-with-its-id"))
+    served = serve(settings, **LIGHT)
+    create(served, "ann", request_id="a-request-with-its-id")
+    refused(lambda: create(served, "bo", request_id="a-request-with-its-id"))
     assert SECRET not in caplog.text
 
 
-def test_defaults_hold_a_flood_to_its_caps(serve: Callable[..., Served]) -> None:
+@pytest.mark.parametrize("auth", ["on", OFF])
+def test_defaults_hold_a_flood_to_its_caps(serve: Callable[..., Served], auth: str) -> None:
     """The audit's flood (7,007 tickets in 14 s from one address) against
-    the defaults: 16 open tickets, then RESOURCE_EXHAUSTED at once."""
-    stub = mm_grpc.MatchmakingServiceStub(serve(Settings(), **LIGHT).channel)
+    the defaults: 16 open tickets, then RESOURCE_EXHAUSTED at once; from one
+    player (each ticket in a queue of its own: a player has one place in
+    each), or with identities off from one address."""
+    served = serve(Settings(auth=auth), **LIGHT)
     began = time.monotonic()
     codes = []
     for index in range(40):
         try:
-            create(stub, [f"p{index}"])
+            if auth == OFF:
+                create(served, f"p{index}")
+            else:
+                create(served, "flooder", volta(index))
             codes.append(grpc.StatusCode.OK)
         except grpc.RpcError as error:
             codes.append(error.code())
