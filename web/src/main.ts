@@ -17,21 +17,27 @@ let leave: (() => void) | null = null;
 let beforeName: string | null = null;
 
 const pageOf = (hash: string): string => /^#\/(\w+)/.exec(hash)?.[1] ?? "";
+/** Counts the routings: one that finishes after a newer one began draws nothing. */
+let routings = 0;
 
 async function route(): Promise<void> {
   leave?.();
   leave = null;
   alertError(null);
+  const routing = ++routings;
+  const current = (): boolean => routing === routings;
   const [, page, id] = /^#\/(play|watch|join)\/(.+)$/.exec(location.hash) ?? [];
   const matchId = id ? decodeURIComponent(id) : "";
   try {
     if (pageOf(location.hash) === "name") {
       namePage();
     } else if (page === "join") {
-      await join(matchId);
+      await join(matchId, current);
       return;
     } else if (page === "play" || page === "watch") {
-      leave = await showMatch(main, matchId, page === "play");
+      const stop = await showMatch(main, matchId, page === "play", current);
+      if (current()) leave = stop;
+      else stop();
       return;
     } else {
       const heading = el("h1", { tabindex: -1 }, "Play Rolit, Othello, Volleyball Returns and Volta");
@@ -41,6 +47,7 @@ async function route(): Promise<void> {
       replace(main, heading, el("div", { class: "home" }, signIn, createForm(), joinForm(), liveMatches()));
     }
   } catch (error) {
+    if (!current()) return;
     replace(main, el("h1", { tabindex: -1 }, "Match unavailable"), el("p", {}, el("a", { href: "#/" }, "Back to the start")));
     alertError(describeError(page === "join" ? "join the match" : "open the match", error));
   }
@@ -68,7 +75,7 @@ function namePage(): void {
 }
 
 /** Takes a seat: the player's own if it holds one, else the first free one. */
-async function join(matchId: string): Promise<void> {
+async function join(matchId: string, current: () => boolean): Promise<void> {
   if (identity() === null) {
     replace(
       main,
@@ -80,7 +87,7 @@ async function join(matchId: string): Promise<void> {
   }
   const joined = await asPlayer((options) => matches.joinMatch({ matchId }, options));
   holdSeat(matchId, { seat: joined.seat, token: joined.seatToken });
-  location.replace(`#/play/${encodeURIComponent(matchId)}`);
+  if (current()) location.replace(`#/play/${encodeURIComponent(matchId)}`);
 }
 
 window.addEventListener("hashchange", (event) => {

@@ -49,8 +49,14 @@ function newBoard(view: GameView): Board {
 }
 
 /** Shows match `matchId` in `root`, to play it (`asked`, or when the
- * signed-in player holds a seat) or to watch it; returns what stops it. */
-export async function showMatch(root: HTMLElement, matchId: string, asked: boolean): Promise<() => void> {
+ * signed-in player holds a seat) or to watch it; returns what stops it.
+ * It draws nothing once `current()` is false (the page moved on). */
+export async function showMatch(
+  root: HTMLElement,
+  matchId: string,
+  asked: boolean,
+  current: () => boolean,
+): Promise<() => void> {
   const stop = new AbortController();
   const first = await matches.getMatch({ matchId });
   let match: Match = first.match!;
@@ -89,6 +95,7 @@ export async function showMatch(root: HTMLElement, matchId: string, asked: boole
     if (held !== null && held.seat !== mySeat()) held = null;
   };
   dropStaleToken();
+  if (!current()) return () => undefined;
   const info = gameInfo(match.config!.kind);
   const board = newBoard(view);
   const clocks = new Clocks();
