@@ -74,14 +74,14 @@ class MemoryMatchmaking:
         self._forget_ended()
         if ticket.ticket_id in self._tickets:
             raise TicketExists(f"ticket {ticket.ticket_id} exists already")
+        held = self._open.get(ticket.client, set())
+        if ticket.client and open_limit and len(held) >= open_limit:  # first, as on Redis
+            raise TooManyTickets(f"{ticket.client} has {len(held)} open tickets")
         for player in ticket.player_ids:
             if (ticket.queue, player) in self._queued_by:
                 raise PlayerQueued(player)
         if ticket.client:
-            held = self._open.setdefault(ticket.client, set())
-            if open_limit and len(held) >= open_limit:
-                raise TooManyTickets(f"{ticket.client} has {len(held)} open tickets")
-            held.add(ticket.ticket_id)
+            self._open.setdefault(ticket.client, set()).add(ticket.ticket_id)
         for player in ticket.player_ids:
             self._queued_by[ticket.queue, player] = ticket.ticket_id
         self._tickets[ticket.ticket_id] = copy.deepcopy(ticket)
