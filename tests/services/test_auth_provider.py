@@ -426,17 +426,19 @@ def test_a_withdrawn_key_is_refused_once_the_cached_set_expires(
     """With a long cooldown, the set's lifespan (auth_jwks_refresh) is what
     drops a withdrawn key."""
     provider.new_key("old")
-    settings = provider_settings(provider, auth_jwks_refresh=0.5, auth_jwks_cooldown=60)
+    provider.new_key("new", publish=False)  # made ahead: a key takes a while to make
+    settings = provider_settings(provider, auth_jwks_refresh=2.0, auth_jwks_cooldown=60)
     served = serve(settings, workers=1)
-    old = provider.token("old")
+    old, new = provider.token("old"), provider.token("new")
+    began = time.monotonic()
     assert identity_of(served, old).player_id == "studio-42"
-    provider.new_key("new", publish=False)
     provider.rotate("new")
     assert identity_of(served, old).player_id == "studio-42"  # still cached
-    time.sleep(0.7)
+    assert time.monotonic() - began < 2.0, "too slow to see the cached set before it expired"
+    time.sleep(max(0.0, began + 2.3 - time.monotonic()))
     code, details = failure(lambda: identity_of(served, old))
     assert (code, details) == (grpc.StatusCode.UNAUTHENTICATED, REFUSED + "unknown key id")
-    assert identity_of(served, provider.token("new")).player_id == "studio-42"
+    assert identity_of(served, new).player_id == "studio-42"
     assert provider.fetches == 2
 
 
