@@ -310,10 +310,7 @@ async def create_ticket(
         # write whose answer was lost. The ticket as it is now.
         ticket = await retried_ticket(maker, ticket)
     except PlayerQueued as error:
-        raise FailedPrecondition(
-            f"player {quoted(error.player_id)} has a queued ticket in this queue already: "
-            "cancel it (CancelTicket) or wait for it to end"
-        ) from None
+        raise already_queued(error) from None
     except TooManyTickets:
         # A retry of a ticket that ended is no new open ticket: the ticket.
         retried = await maker.store.load_ticket(ticket_id) if request.request_id else None
@@ -344,10 +341,25 @@ def retry_identity(
     return f"{queue}.{ticket[:8].hex()}", base64.urlsafe_b64encode(token).rstrip(b"=").decode()
 
 
+def already_queued(error: PlayerQueued) -> FailedPrecondition:
+    return FailedPrecondition(
+        f"player {quoted(error.player_id)} has a queued ticket in this queue already: "
+        "cancel it (CancelTicket) or wait for it to end"
+    )
+
+
 async def retried_ticket(maker: Matchmaker, ticket: TicketRecord) -> TicketRecord:
     stored = await maker.store.load_ticket(ticket.ticket_id)
     if stored is None:  # it ended and was dropped just now: a new one
-        await maker.store.create_ticket(ticket, maker.settings.open_tickets)
+        try:
+            await maker.store.create_ticket(ticket, maker.settings.open_tickets)
+        except PlayerQueued as error:
+            raise already_queued(error) from None
+        except TooManyTickets:
+            raise ResourceExhausted(
+                f"at most {maker.settings.open_tickets} open tickets per player "
+                "(per address without identities)"
+            ) from None
         return ticket
     if stored.token_hash != ticket.token_hash or stored.player_ids != ticket.player_ids:
         raise BadRequest("request_id: another ticket's; make a new one for each ticket")
