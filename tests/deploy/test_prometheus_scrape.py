@@ -1,8 +1,9 @@
 """A real Prometheus scrapes a running ``meeple up`` with the shipped
 recording and alert rules loaded, while bots play whole matches through
-gRPC; its HTTP API must then show the RPC, match and AI metrics with the
-values the games imply, and run every dashboard query. Each wait is short
-and says what it was waiting for."""
+gRPC, created by a guest signed in on the server's AuthService; its HTTP
+API must then show the RPC (sign-in included), match and AI metrics with
+the values the games imply, and run every dashboard query. Each wait is
+short and says what it was waiting for."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 
 from tests.deploy.metrics_page import DEPLOY, start_meeple_up
 from tests.deploy.test_dashboard import dashboard_expressions
+from tests.identities import sign_in, signed_in_channel
 from tests.prometheus_server import PrometheusServer, require_prometheus
 
 MATCHES = 4
@@ -108,7 +110,9 @@ def scraped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scraped]:
     try:
         scraped = Scraped(prometheus, plies=0)
         scraped.wait_until(f'up{{job="{JOB}"}}', lambda up: up == 1)
-        stub = ms_grpc.MatchServiceStub(channel)
+        # The matches' creator: one guest, whose token every call carries.
+        player = sign_in(channel, "scrape test")
+        stub = ms_grpc.MatchServiceStub(signed_in_channel(channel, lambda: player))
         with pytest.raises(grpc.RpcError) as missing:  # counted with its code
             stub.GetMatch(ms.GetMatchRequest(match_id="no-such-match"), timeout=5)
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND
@@ -131,6 +135,7 @@ def test_rpc_counts_and_latency_arrive(scraped: Scraped) -> None:
         )
 
     assert calls("CreateMatch", "OK") == MATCHES
+    assert calls("SignInGuest", "OK") == 1
     assert calls("GetMatch", "NOT_FOUND") == 1
     assert scraped.number('sum(grpc_server_handled_total{grpc_method="GetMatch"})') > MATCHES
     p99 = scraped.number(

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 MEEPLE = Path(sys.executable).with_name("meeple")
+# The tests sign in every player they need from one address, up front.
+MANY_SIGN_INS = {"MEEPLE_GUEST_SIGNINS_PER_MINUTE": "100000"}
 
 
 class Meeple:
@@ -92,3 +94,13 @@ class Meeple:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 raise
+
+
+def auth_server(redis_url: str, env: dict[str, str] | None = None) -> Meeple:
+    """``meeple serve auth`` on Redis, as the clients' entry signs them in:
+    its guests' tokens, signed with the key the store shares, work on every
+    replica of that Redis. Its sign-in limit is raised (``MANY_SIGN_INS``)."""
+    return Meeple(
+        "serve", "auth", "--port", "0", "--metrics-port", "0", "--redis", redis_url,
+        env={**(env or {}), **MANY_SIGN_INS},
+    )  # fmt: skip

@@ -2,7 +2,8 @@
 separate ``meeple`` processes, the match played through both replicas:
 each event ("match created", "match started", "bot fallback played",
 "match ended") is logged exactly once in all, by the process whose write
-made it, and no process prints a token the match issued."""
+made it, and no process prints a token the match issued, nor the players'
+access tokens (guests signed in on the topology's ``meeple serve auth``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from meeple.v1 import match_service_pb2 as ms
 
 from tests.e2e.processes import Meeple
 from tests.e2e.test_redis_topology import TOKEN, Topology, bot
+from tests.identities import bearer
 from tests.redis_servers import RedisServer
 from tests.services.test_match_logs import OTHELLO, play_one, wait_for_ply
 
@@ -47,11 +49,13 @@ def test_each_event_is_logged_once_across_replicas_and_workers(redis: RedisServe
     with ExitStack() as stack:
         world = Topology(stack, redis.url, env=ENV).start(replicas=2, workers=2)
         first, second = world.stub(0), world.stub(1)
-        processes = world.replicas + world.workers
+        processes = world.processes
+        human = world.sign_in("human")  # the creator (world.player) plays no seat
         seats = [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN), bot("mcts:time=5")]
         created = first.CreateMatch(ms.CreateMatchRequest(config=OTHELLO, seats=seats))
         match_id = created.match.match_id
-        joined = second.JoinMatch(ms.JoinMatchRequest(match_id=match_id, seat=0))
+        joining = ms.JoinMatchRequest(match_id=match_id, seat=0)
+        joined = second.JoinMatch(joining, metadata=bearer(human))
         play_one(first, match_id, joined.seat_token)
         wait_for_ply(second, match_id, 1)  # the fallback's move, by one of the workers
         second.Resign(ms.ResignRequest(match_id=match_id), metadata=[(TOKEN, joined.seat_token)])
@@ -69,5 +73,5 @@ def test_each_event_is_logged_once_across_replicas_and_workers(redis: RedisServe
         assert lines_of(world.replicas[1:], "match ended")
         for process in processes:
             output = "".join(process.lines)
-            for token in (created.owner_token, joined.seat_token):
+            for token in (created.owner_token, joined.seat_token, world.player, human):
                 assert token not in output, f"a token in the output of meeple {process.args}"

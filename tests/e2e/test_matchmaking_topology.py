@@ -5,7 +5,11 @@ once: each player in one match, each match with exactly its table.
 
 A ticket is paired only while it is watched, so each ticket is watched from
 its creation on, all at once (as its player would), over asyncio channels;
-a watch whose replica died is opened again on the other."""
+a watch whose replica died is opened again on the other.
+
+Each ticket is its own player's: thousands of guests are signed in up
+front on a ``meeple serve auth`` process of the same Redis (its sign-in
+limit raised), and each creates its ticket with its own token."""
 
 from __future__ import annotations
 
@@ -21,13 +25,15 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import pytest
 import redis
+from meeple.v1 import auth_service_pb2 as auth
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 from meeple.v1 import matchmaking_service_pb2 as mm
 from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
-from tests.e2e.processes import Meeple
+from tests.e2e.processes import Meeple, auth_server
+from tests.identities import bearer, guest_sessions
 from tests.redis_servers import RedisServer
 
 pytestmark = pytest.mark.slow
@@ -40,13 +46,17 @@ QUEUES = [
 ]
 
 
+# One address makes every call here: the limits per address (calls a
+# second, open watches; sign-ins, in auth_server) are lifted. Those per
+# player (tickets, open tickets, matches) stay as they are: each ticket is
+# its own player's.
+ENV = {"MEEPLE_LOG_LEVEL": "WARNING", "MEEPLE_RATE_PER_SECOND": "off"}
+
+
 @pytest.fixture
 def replicas(redis_server: RedisServer) -> Iterator[list[Meeple]]:
     redis_server.flush()
-    env = {"MEEPLE_LOG_LEVEL": "WARNING", "MEEPLE_RATE_PER_SECOND": "off"}
-    # One address makes every ticket here: the per-address limits are lifted.
-    for name in ("MATCHES_PER_MINUTE", "TICKETS_PER_MINUTE", "OPEN_TICKETS", "WATCH_STREAMS"):
-        env[f"MEEPLE_{name}"] = "100000"
+    env = {**ENV, "MEEPLE_WATCH_STREAMS": "100000"}
     with ExitStack() as stack:
         processes = []
         for _ in range(2):
@@ -59,6 +69,18 @@ def replicas(redis_server: RedisServer) -> Iterator[list[Meeple]]:
         yield processes
 
 
+@pytest.fixture
+def entry(redis_server: RedisServer, replicas: list[Meeple]) -> Iterator[grpc.Channel]:
+    """A channel to the auth process that signs the players in (started
+    after the replicas' flush: the signing key it shares is in Redis)."""
+    process = auth_server(redis_server.url, ENV)
+    try:
+        with grpc.insecure_channel(process.address) as channel:
+            yield channel
+    finally:
+        process.kill()
+
+
 def stubs_of(replicas: list[Meeple]) -> list[mm_grpc.MatchmakingServiceStub]:
     return [mm_grpc.MatchmakingServiceStub(grpc.insecure_channel(p.address)) for p in replicas]
 
@@ -68,11 +90,14 @@ if TYPE_CHECKING:  # the stub over an asyncio channel (a type of the .pyi only)
     AsyncStub = mm_grpc.MatchmakingServiceAsyncStub
 
 
-def run_tickets(replicas: list[Meeple], count: int, creators: int = 8) -> list[Outcome]:
-    """``count`` tickets of single players, spread over the replicas and the
-    queues (Rolit tickets take tables of 2 only, so every queue pairs up),
-    at most ``creators`` created at a time, each watched from its creation
-    to its end: each ticket's creation and its last event."""
+def run_tickets(
+    replicas: list[Meeple], players: list[auth.Session], creators: int = 8
+) -> list[Outcome]:
+    """A ticket of each player, alone, created with its own token, spread
+    over the replicas and the queues (Rolit tickets take tables of 2 only,
+    so every queue pairs up), at most ``creators`` created at a time, each
+    watched from its creation to its end: each ticket's creation and its
+    last event."""
 
     async def run() -> list[Outcome]:
         channels = [grpc.aio.insecure_channel(replica.address) for replica in replicas]
@@ -80,9 +105,11 @@ def run_tickets(replicas: list[Meeple], count: int, creators: int = 8) -> list[O
         creating = asyncio.Semaphore(creators)
 
         async def one(index: int) -> Outcome:
+            player = players[index]
             request = mm.CreateTicketRequest(
                 config=QUEUES[index % len(QUEUES)],
-                player_ids=[f"p{index}"],
+                # The caller's ticket: player_ids empty stands for it, or names it.
+                player_ids=[player.identity.player_id] if index % 2 else [],
                 seat_counts=[2],
                 # A retry on the other replica after a lost answer (the
                 # killed one may have stored the ticket) gets the same ticket.
@@ -90,12 +117,16 @@ def run_tickets(replicas: list[Meeple], count: int, creators: int = 8) -> list[O
             )
             async with creating:
                 created = await call_async(
-                    stubs, index, lambda stub: stub.CreateTicket(request, timeout=30)
+                    stubs,
+                    index,
+                    lambda stub: stub.CreateTicket(
+                        request, metadata=bearer(player.access_token), timeout=30
+                    ),
                 )
             return created, await watch_async(stubs, index, created)
 
         try:
-            return list(await asyncio.gather(*(one(index) for index in range(count))))
+            return list(await asyncio.gather(*(one(index) for index in range(len(players)))))
         finally:
             for channel in channels:
                 await channel.close()
@@ -171,15 +202,24 @@ def outcomes(
         return list(pool.map(last, range(len(created))))
 
 
-def check_once(created: list[mm.CreateTicketResponse], last: list[mm.WatchTicketResponse]) -> None:
-    """Every ticket assigned; every player in exactly one match; every match
-    holding exactly two tickets' players, in distinct seats."""
+def check_once(
+    created: list[mm.CreateTicketResponse],
+    last: list[mm.WatchTicketResponse],
+    players: list[auth.Session],
+) -> None:
+    """Every ticket assigned; every player (the tickets' signed-in
+    ``players``) in exactly one match; every match holding exactly two
+    tickets' players, in distinct seats."""
     assert all(event.HasField("assigned") for event in last), collections.Counter(
         event.WhichOneof("event") for event in last
     )
-    players = collections.Counter(s.player_id for e in last for s in e.assigned.seats)
-    assert set(players.values()) == {1}
-    assert len(players) == len(created)
+    seated = collections.Counter(s.player_id for e in last for s in e.assigned.seats)
+    assert set(seated.values()) == {1}
+    assert len(seated) == len(created)
+    assert set(seated) == {player.identity.player_id for player in players}
+    assert [list(c.ticket.player_ids) for c in created] == [
+        [player.identity.player_id] for player in players
+    ]
     tables = collections.defaultdict(list)
     for event in last:
         tables[event.assigned.match_id].extend(s.seat for s in event.assigned.seats)
@@ -187,16 +227,20 @@ def check_once(created: list[mm.CreateTicketResponse], last: list[mm.WatchTicket
     assert len(tables) == len(created) // 2
 
 
-def test_two_matchmakers_assign_2000_tickets_once_each(replicas: list[Meeple]) -> None:
-    done = run_tickets(replicas, 2000)
-    check_once([created for created, _ in done], [last for _, last in done])
+def test_two_matchmakers_assign_2000_tickets_once_each(
+    replicas: list[Meeple], entry: grpc.Channel
+) -> None:
+    players = guest_sessions(entry, 2000)
+    done = run_tickets(replicas, players)
+    check_once([created for created, _ in done], [last for _, last in done], players)
 
 
 def test_a_matchmaker_killed_mid_run_loses_no_ticket(
-    redis_server: RedisServer, replicas: list[Meeple]
+    redis_server: RedisServer, replicas: list[Meeple], entry: grpc.Channel
 ) -> None:
+    players = guest_sessions(entry, 600)
     done: list[Outcome] = []
-    runner = threading.Thread(target=lambda: done.extend(run_tickets(replicas, 600, 4)))
+    runner = threading.Thread(target=lambda: done.extend(run_tickets(replicas, players, 4)))
     runner.start()
     time.sleep(0.5)
     replicas[0].kill()  # kill -9, leases and claims and all
@@ -209,7 +253,7 @@ def test_a_matchmaker_killed_mid_run_loses_no_ticket(
         stored = [k for k in store.scan_iter("{q:*}:t:*") if not k.endswith(b":x")]
     assert len(stored) == len(created) == 600
     last = [event for _, event in done]
-    check_once(created, last)
+    check_once(created, last, players)
     # The matches exist in the shared store, as any match service sees them.
     match = Meeple(
         "serve", "match", "--port", "0", "--metrics-port", "0", "--redis", redis_server.url,
@@ -222,5 +266,13 @@ def test_a_matchmaker_killed_mid_run_loses_no_ticket(
             )
         assert got.match.status == ms.MATCH_STATUS_PLAYING
         assert all(seat.joined for seat in got.match.seats)
+        # Its seats hold the players whose tickets sat at its table.
+        table = {
+            (seat.seat, seat.player_id)
+            for event in last
+            if event.assigned.match_id == last[0].assigned.match_id
+            for seat in event.assigned.seats
+        }
+        assert {(seat.index, seat.player_id) for seat in got.match.seats} == table
     finally:
         match.kill()

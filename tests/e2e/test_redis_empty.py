@@ -4,7 +4,10 @@ their consumer groups again, saying so in one warning line, and the
 matchmakers take their leases again with fencing tokens above every one
 issued before; new matches are played and new tickets assigned within
 seconds, a ticket that was lost ends its watch, and nobody prints a
-traceback."""
+traceback. The players' identities (guests signed in on a ``meeple serve
+auth`` process of the same Redis) outlive the loss: the processes keep the
+signing key they share, so tokens from before it still work, and so do
+those of players signed in after it."""
 
 from __future__ import annotations
 
@@ -22,9 +25,10 @@ from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import matchmaking_service_pb2 as mm
 from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
-from tests.e2e.processes import Meeple
+from tests.e2e.processes import Meeple, auth_server
 from tests.e2e.test_matchmaking_topology import TICKET, check_once, outcomes, stubs_of
 from tests.e2e.test_redis_topology import Topology, check_records, create_bot_matches
+from tests.identities import bearer, guest_sessions
 from tests.redis_servers import RedisServer
 
 pytestmark = pytest.mark.slow
@@ -97,7 +101,8 @@ def test_workers_play_new_matches_after_redis_comes_back_empty(
     with ExitStack() as stack:
         world = Topology(stack, redis.url).start(replicas=1, workers=1)
         stubs = [world.stub(0)]
-        processes = world.replicas + world.workers
+        processes = world.processes
+        assert world.player  # signed in before Redis empties; creates every match
         before = create_bot_matches(stubs, 4)
         done: dict[str, ms.GetMatchResponse] = {}
         until(lambda: finished(stubs[0], before, done), processes, 60, "finished matches")
@@ -116,8 +121,9 @@ def test_workers_play_new_matches_after_redis_comes_back_empty(
         assert not recreations(world.replicas)
 
 
-def ticket_request(name: str, config: pb.GameConfig = OTHELLO) -> mm.CreateTicketRequest:
-    return mm.CreateTicketRequest(config=config, player_ids=[name], seat_counts=[2])
+def ticket_request(config: pb.GameConfig = OTHELLO) -> mm.CreateTicketRequest:
+    """A ticket of its caller alone (player_ids empty stands for the caller)."""
+    return mm.CreateTicketRequest(config=config, seat_counts=[2])
 
 
 def fences(url: str) -> dict[bytes, int]:
@@ -163,11 +169,25 @@ def test_matchmakers_assign_new_tickets_after_redis_comes_back_empty(redis: Redi
             )  # fmt: skip
             stack.callback(replica.kill)
             replicas.append(replica)
+        entry = auth_server(redis.url, env)
+        stack.callback(entry.kill)
+        processes = [*replicas, entry]
         stubs = stubs_of(replicas)
-        first = [stubs[i % 2].CreateTicket(ticket_request(f"a{i}")) for i in range(8)]
-        check_once(first, outcomes(stubs, first))
+        signing_in = grpc.insecure_channel(entry.address)
+        stack.callback(signing_in.close)
+        # Half the second wave's players sign in before Redis empties, half after.
+        a, b_before, [alone] = (guest_sessions(signing_in, n, name) for n, name in
+                                ((8, "a"), (4, "b"), (1, "lonely")))  # fmt: skip
+        first = [
+            stubs[i % 2].CreateTicket(ticket_request(), metadata=bearer(p.access_token))
+            for i, p in enumerate(a)
+        ]
+        check_once(first, outcomes(stubs, first), a)
         # A ticket nobody pairs, watched while Redis loses it.
-        lonely = Watcher(stubs[0], stubs[0].CreateTicket(ticket_request("lonely", VOLTA)))
+        lonely_ticket = stubs[0].CreateTicket(
+            ticket_request(VOLTA), metadata=bearer(alone.access_token)
+        )
+        lonely = Watcher(stubs[0], lonely_ticket)
         lonely.start()
         time.sleep(0.5)
         issued = fences(redis.url)
@@ -175,12 +195,16 @@ def test_matchmakers_assign_new_tickets_after_redis_comes_back_empty(redis: Redi
 
         redis.flush()
         flushed_at = time.monotonic()
-        until(lambda: bool(recreations(replicas)), replicas, 5, "warning from a rater")
+        until(lambda: bool(recreations(replicas)), processes, 5, "warning from a rater")
         began = time.monotonic()
-        second = [stubs[i % 2].CreateTicket(ticket_request(f"b{i}")) for i in range(8)]
+        b = b_before + guest_sessions(signing_in, 4, "b after")
+        second = [
+            stubs[i % 2].CreateTicket(ticket_request(), metadata=bearer(p.access_token))
+            for i, p in enumerate(b)
+        ]
         last = outcomes(stubs, second)
         took = time.monotonic() - began
-        check_once(second, last)
+        check_once(second, last, b)
         assert took < SECONDS_AFTER_EMPTY, f"the tickets took {took:.1f} s"
         # Tokens never go back: a pass that took its lease before the flush
         # (and stalled) is fenced off from every claim after it.
@@ -191,5 +215,5 @@ def test_matchmakers_assign_new_tickets_after_redis_comes_back_empty(redis: Redi
         assert lonely.code == grpc.StatusCode.NOT_FOUND, lonely.code
         assert lonely.ended_at - flushed_at < SECONDS_AFTER_EMPTY
         time.sleep(1.0)
-        assert not tracebacks(replicas)
+        assert not tracebacks(processes)
         assert len(recreations(replicas)) == 1, "\n".join(recreations(replicas))

@@ -2,7 +2,12 @@
 workers as separate ``meeple`` processes, clients over real gRPC. Every
 test ends by checking the final records: each match complete, every ply
 applied exactly once (its event stream and its record agree, and the record
-replays to the end), and every action a client saw acknowledged is there."""
+replays to the end), and every action a client saw acknowledged is there.
+
+Players are real identities: guests signed in on a ``meeple serve auth``
+process of the same Redis (as the clients' entry signs them in), whose
+tokens every match replica accepts; each human client plays as a player
+of its own."""
 
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 from services.convert import action_to_proto, replay
 from services.coordination.redis_jobs import GROUP
 from services.coordination.shards import data_key, events_key, jobs_key, shard_of
-from tests.e2e.processes import MEEPLE, Meeple
+from tests.e2e.processes import MANY_SIGN_INS, MEEPLE, Meeple, auth_server
+from tests.identities import bearer, sign_in, signed_in_channel
 from tests.redis_servers import REDIS_CLI, RedisCluster, RedisServer
 
 pytestmark = pytest.mark.slow
@@ -44,7 +50,10 @@ def bot(spec: str = "random") -> ms.SeatConfig:
 
 
 class Topology:
-    """Match replicas and workers on one Redis; stubs to each replica."""
+    """Match replicas and workers on one Redis, and an auth process that
+    signs players in (``sign_in``); stubs to each replica, whose calls act
+    as one player (``player``, signed in on first use) unless they carry a
+    token of their own."""
 
     def __init__(self, stack: ExitStack, url: str, env: dict[str, str] | None = None) -> None:
         self.stack = stack
@@ -52,6 +61,9 @@ class Topology:
         self.env = {"MEEPLE_LOG_LEVEL": "WARNING", **(env or {})}
         self.replicas: list[Meeple] = []
         self.workers: list[Meeple] = []
+        self.auth: Meeple | None = None
+        self._auth_channel: grpc.Channel | None = None
+        self._player = ""
 
     def _start(self, *args: str) -> Meeple:
         process = Meeple(*args, "--metrics-port", "0", "--redis", self.url, env=self.env)
@@ -59,14 +71,37 @@ class Topology:
         return process
 
     def start(self, replicas: int, workers: int) -> Topology:
+        if self.auth is None:
+            self.auth = auth_server(self.url, self.env)
+            self.stack.callback(self.auth.kill)
         self.replicas += [self._start("serve", "match", "--port", "0") for _ in range(replicas)]
         self.workers += [self._start("worker") for _ in range(workers)]
         return self
 
+    @property
+    def processes(self) -> list[Meeple]:
+        """Every process of the topology."""
+        return [*([self.auth] if self.auth else []), *self.replicas, *self.workers]
+
+    def sign_in(self, name: str = "player") -> str:
+        """The access token of a new guest, signed in on the auth process."""
+        assert self.auth is not None, "start() the topology first"
+        if self._auth_channel is None:
+            self._auth_channel = grpc.insecure_channel(self.auth.address)
+            self.stack.callback(self._auth_channel.close)
+        return sign_in(self._auth_channel, name)
+
+    @property
+    def player(self) -> str:
+        """The token of the player the stubs' calls act as by default."""
+        if not self._player:
+            self._player = self.sign_in("creator")
+        return self._player
+
     def stub(self, index: int) -> ms_grpc.MatchServiceStub:
         channel = grpc.insecure_channel(self.replicas[index].address)
         self.stack.callback(channel.close)
-        return ms_grpc.MatchServiceStub(channel)
+        return ms_grpc.MatchServiceStub(signed_in_channel(channel, lambda: self.player))
 
 
 @pytest.fixture
@@ -150,17 +185,22 @@ def call(
 
 class HumanClient(threading.Thread):
     """Plays a human seat to the end with random legal moves, failing over
-    between replicas; records every submission it saw acknowledged."""
+    between replicas; records every submission it saw acknowledged. It is
+    the player of ``player_token`` (an access token), who joins seat 0."""
 
-    def __init__(self, stubs: list[ms_grpc.MatchServiceStub], match_id: str, seed: int) -> None:
+    def __init__(
+        self, stubs: list[ms_grpc.MatchServiceStub], match_id: str, seed: int, player_token: str
+    ) -> None:
         super().__init__(daemon=True)
         self.stubs = stubs
         self.match_id = match_id
         self.rng = random.Random(seed)
         self.acknowledged: list[tuple[int, bytes]] = []
         self.error: BaseException | None = None
-        token = call(stubs, lambda s: s.JoinMatch(ms.JoinMatchRequest(match_id=match_id, seat=0)))
-        self.token = token.seat_token  # type: ignore[attr-defined]
+        join = ms.JoinMatchRequest(match_id=match_id, seat=0)
+        # A retry after a lost answer gets the player's seat (and token) again.
+        joined = call(stubs, lambda s: s.JoinMatch(join, metadata=bearer(player_token)))
+        self.token = joined.seat_token  # type: ignore[attr-defined]
 
     def run(self) -> None:
         try:
@@ -267,7 +307,7 @@ def test_a_worker_killed_mid_job_loses_no_bot_turn(
     world = topology(env={"MEEPLE_BOT_VISIBILITY_TIMEOUT": "2"}).start(replicas=1, workers=2)
     stubs = [world.stub(0)]
     match_id = human_vs_bot(stubs[0], "mcts:time=0.3")
-    client = HumanClient(stubs, match_id, seed=1)
+    client = HumanClient(stubs, match_id, seed=1, player_token=world.sign_in("human"))
     client.start()
     victim = None
     deadline = time.monotonic() + 30
@@ -344,7 +384,10 @@ def test_a_replica_killed_while_clients_play_loses_and_doubles_nothing(
     world = topology().start(replicas=2, workers=1)
     stubs = [world.stub(0), world.stub(1)]
     ids = [human_vs_bot(stubs[0]) for _ in range(6)]
-    clients = [HumanClient(stubs, match_id, seed) for seed, match_id in enumerate(ids)]
+    clients = [
+        HumanClient(stubs, match_id, seed, world.sign_in(f"human {seed}"))
+        for seed, match_id in enumerate(ids)
+    ]
     for client in clients:
         client.start()
     time.sleep(1.0)
@@ -367,7 +410,10 @@ def test_a_redis_restart_loses_no_acknowledged_action(
         stubs = [world.stub(0)]
         ids = [human_vs_bot(stubs[0]) for _ in range(4)]
         ids += create_bot_matches(stubs, 8)
-        clients = [HumanClient(stubs, match_id, seed) for seed, match_id in enumerate(ids[:4])]
+        clients = [
+            HumanClient(stubs, match_id, seed, world.sign_in(f"human {seed}"))
+            for seed, match_id in enumerate(ids[:4])
+        ]
         for client in clients:
             client.start()
         time.sleep(1.0)
@@ -390,7 +436,7 @@ def test_a_short_loadtest_on_the_redis_topology(redis_server: RedisServer, tmp_p
     import json
 
     redis_server.flush()
-    env = {"MEEPLE_LOG_LEVEL": "WARNING", "MEEPLE_RATE_PER_SECOND": "off"}
+    env = {"MEEPLE_LOG_LEVEL": "WARNING", "MEEPLE_RATE_PER_SECOND": "off", **MANY_SIGN_INS}
     env["MEEPLE_MATCHES_PER_MINUTE"] = "100000"
     with ExitStack() as stack:
         up, worker = (
