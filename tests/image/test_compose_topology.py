@@ -6,7 +6,11 @@ ports only: the page over HTTP, ``meeple loadtest`` with server bots across
 every game, a matchmaking run with client bots, clients playing while one
 match replica and one worker are killed (every acknowledged action in the
 final records once), the rules container validating those records, and
-Prometheus scraping every container with every rule evaluated.
+Prometheus scraping every container with every rule evaluated. Identities
+are on, as compose runs them: players are guests signed in on the web
+entry's AuthService, whose tokens every match replica accepts (the key is
+shared in Redis). The entry allows 30 guest sign-ins a minute per address
+(compose keeps the default), so the tests sign in few players.
 
 The tests run in file order on one topology; each waits a bounded time and
 says what it waited for."""
@@ -39,6 +43,7 @@ from tests.e2e.test_redis_topology import (
     create_bot_matches,
     human_vs_bot,
 )
+from tests.identities import sign_in, signed_in_channel
 from tests.image.podman import (
     IMAGE,
     REPLICAS,
@@ -171,13 +176,20 @@ def test_prometheus_scrapes_every_container_and_evaluates_every_rule(topology: C
 
 def test_killing_a_match_replica_and_a_worker_loses_nothing(topology: Compose) -> None:
     replicas = [topology.host_port("match", n) for n in (1, 2)]
+    entry = channel(topology.ports["GRPC"])
+    creator = sign_in(entry, "creator")  # creates every match
     # The killed replica first: every client talks to it until it goes.
     stubs = [
-        ms_grpc.MatchServiceStub(channel(port)) for port in (*replicas, topology.ports["GRPC"])
+        ms_grpc.MatchServiceStub(signed_in_channel(channel(port), lambda: creator))
+        for port in (*replicas, topology.ports["GRPC"])
     ]
     ids = [human_vs_bot(stubs[0]) for _ in range(6)]
     ids += create_bot_matches(stubs, 12)
-    clients = [HumanClient(stubs, match_id, seed) for seed, match_id in enumerate(ids[:6])]
+    # Each client a player of its own, signed in on the entry, playing on the replicas.
+    clients = [
+        HumanClient(stubs, match_id, seed, sign_in(entry, f"human {seed}"))
+        for seed, match_id in enumerate(ids[:6])
+    ]
     for client in clients:
         client.start()
     time.sleep(1.5)
