@@ -43,6 +43,11 @@ class Identity:
         return f"player:{self.player_id}"
 
 
+def is_player_id(text: str) -> bool:
+    """Whether ``text`` may be a player id: 1 to 64 printable characters."""
+    return 1 <= len(text) <= MAX_PLAYER_ID_CHARS and text.isprintable()
+
+
 def client_key(who: Identity | None, peer: str) -> str:
     """The client a call's limits count: its identity, or without one its
     address (a player behind a shared address is not limited by its

@@ -8,7 +8,13 @@ from meeple.v1 import auth_service_pb2 as auth
 from meeple.v1 import auth_service_pb2_grpc as auth_grpc
 
 from services.auth import guests
-from services.auth.identity import MAX_PLAYER_ID_CHARS, Identity, Source, checked_display_name
+from services.auth.identity import (
+    MAX_PLAYER_ID_CHARS,
+    Identity,
+    Source,
+    checked_display_name,
+    is_player_id,
+)
 from services.auth.tokens import Authenticator
 from services.errors import BadRequest, FailedPrecondition
 from services.limits import client_of, per_minute
@@ -99,7 +105,7 @@ class AuthServicer(Servicer, auth_grpc.AuthServiceServicer):
         if not self.auth.enabled:
             raise FailedPrecondition(OFF)
         leader = request.leader_player_id
-        if not 1 <= len(leader) <= MAX_PLAYER_ID_CHARS or not leader.isprintable():
+        if not is_player_id(leader):
             raise BadRequest(
                 f"leader_player_id: the leader's player id (1 to {MAX_PLAYER_ID_CHARS} characters)"
             )

@@ -27,6 +27,7 @@ from services.auth.identity import (
     Metadata,
     Source,
     bearer_of,
+    is_player_id,
     shown_name,
 )
 from services.auth.provider import REFUSED_PREFIX, ProviderKeys, refused
@@ -145,7 +146,7 @@ class Authenticator:
         subject = claims["sub"]
         if not isinstance(subject, str) or not 1 <= len(subject) <= MAX_PLAYER_ID_CHARS:
             raise refused(f"its subject must be 1 to {MAX_PLAYER_ID_CHARS} characters")
-        if not subject.isprintable() or subject.startswith(GUEST_PREFIX):
+        if not is_player_id(subject) or subject.startswith(GUEST_PREFIX):
             raise refused(f"its subject is printable and does not start with {GUEST_PREFIX!r}")
         name = shown_name(claims.get("name") or claims.get("preferred_username"), subject)
         return Identity(subject, name, Source.PROVIDER)

@@ -16,10 +16,7 @@ game, ...; never a token nor a token's hash).
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
-import json
 import logging
 import random
 import secrets
@@ -30,7 +27,7 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
 from engine_core import Game, IllegalAction, State
-from services.auth.identity import Identity
+from services.auth.identity import MAX_PLAYER_ID_CHARS, Identity, is_player_id
 from services.bot_specs import check_spec
 from services.convert import (
     action_to_proto,
@@ -56,6 +53,7 @@ from services.errors import (
     Unauthenticated,
 )
 from services.match_service import clocks
+from services.match_service.seat_tokens import holds, seat_token, token_hash
 from services.match_service.shared_waits import SharedWaits
 from services.match_service.states import StateCache
 from services.match_service.views import (
@@ -76,7 +74,6 @@ OWNER_TOKEN_METADATA = "meeple-owner-token"
 log = logging.getLogger("meeple.match")
 KEEP_SUBMISSIONS = 16  # recent plies whose answers a retried human submission gets again
 MAX_ACTIONS = 64  # in one submission; a whole turn is a handful
-MAX_PLAYER_ID_CHARS = 64
 DEFAULT_BOT = "medium"
 HUMAN, BOT = ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT
 WAITING, PLAYING, FINISHED = (
@@ -105,24 +102,6 @@ class Matches:
 
     def __post_init__(self) -> None:
         self.waits = SharedWaits(self.coordination)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def holds(token: str | None, stored: str) -> bool:
-    return bool(token) and bool(stored) and hmac.compare_digest(stored, token_hash(token or ""))
-
-
-def seat_token(data: MatchData, seat: int, player_id: str) -> str:
-    """The token of ``player_id``'s seat in its current round: the same
-    each time it is made (HMAC-SHA256 under the match's seat key), so a
-    player who joins its seat again, from anywhere, gets the token it had."""
-    round_ = data.seat_rounds[seat] if seat < len(data.seat_rounds) else 0
-    message = json.dumps([data.match_id, seat, player_id, round_]).encode()
-    mac = hmac.new(bytes.fromhex(data.seat_key), message, hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
 
 
 def seat_to_act(data: MatchData, state: State) -> int | None:
@@ -319,7 +298,7 @@ def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind
                 raise BadRequest(f"seats[{index}].bot_spec: only a bot seat takes a bot_spec")
             spec = ""
             player = seat.player_id
-            if player and (not 1 <= len(player) <= MAX_PLAYER_ID_CHARS or not player.isprintable()):
+            if player and not is_player_id(player):
                 raise BadRequest(
                     f"seats[{index}].player_id: a player id, 1 to {MAX_PLAYER_ID_CHARS} "
                     "printable characters"

@@ -44,7 +44,7 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import matchmaking_service_pb2 as mm
 
 from engine_core import Game
-from services.auth.identity import Identity
+from services.auth.identity import MAX_PLAYER_ID_CHARS, Identity, is_player_id
 from services.convert import WIRE_OF_KIND, WIRES, config_of, game_from_config, wire_of
 from services.coordination.matchmaking import (
     Applied,
@@ -69,6 +69,7 @@ from services.errors import (
 from services.limits import RateLimiter, per_minute
 from services.match_service import logic as matches
 from services.match_service.logic import Matches
+from services.match_service.seat_tokens import token_hash
 from services.match_service.views import end_returns
 from services.matchmaking.pairing import window_of
 from services.matchmaking.ratings import new_rating, rate
@@ -77,7 +78,6 @@ from services.settings import Settings
 
 TICKET_TOKEN_METADATA = "meeple-ticket-token"
 TICKET_SECRET = "ticket-secret"  # its name in the store
-MAX_PLAYER_ID_CHARS = 64
 MAX_TICKET_ID_CHARS = 128
 REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 # A request id guessed is a ticket taken over (a retry returns its token):
@@ -138,10 +138,6 @@ class Matchmaker:
         if self.settings.token_secret is not None:
             return self.settings.token_secret.encode()
         return await self.store.shared_secret(TICKET_SECRET, self.fallback_secret)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 # --- queues and tickets ------------------------------------------------------------
@@ -236,7 +232,7 @@ def checked_request(
         raise BadRequest("player_ids: name at least one player")
     if len(set(players)) != len(players):
         raise BadRequest("player_ids: a player appears twice")
-    if any(not 1 <= len(p) <= MAX_PLAYER_ID_CHARS or not p.isprintable() for p in players):
+    if not all(is_player_id(p) for p in players):
         raise BadRequest(f"player_ids: each is 1 to {MAX_PLAYER_ID_CHARS} printable characters")
     if len(players) > max(counts):
         raise BadRequest(f"player_ids: a party of {len(players)} fits no table of {counts}")
@@ -315,10 +311,7 @@ async def create_ticket(
         # A retry of a ticket that ended is no new open ticket: the ticket.
         retried = await maker.store.load_ticket(ticket_id) if request.request_id else None
         if retried is None or retried.token_hash != ticket.token_hash:
-            raise ResourceExhausted(
-                f"at most {limit} open tickets per player (per address without identities): "
-                "wait for one to be seated or to end, or cancel one"
-            ) from None
+            raise too_many_tickets(limit) from None
         ticket = retried
     return mm.CreateTicketResponse(ticket=ticket_message(ticket, now), ticket_token=token)
 
@@ -341,6 +334,13 @@ def retry_identity(
     return f"{queue}.{ticket[:8].hex()}", base64.urlsafe_b64encode(token).rstrip(b"=").decode()
 
 
+def too_many_tickets(limit: int) -> ResourceExhausted:
+    return ResourceExhausted(
+        f"at most {limit} open tickets per player (per address without identities): "
+        "wait for one to be seated or to end, or cancel one"
+    )
+
+
 def already_queued(error: PlayerQueued) -> FailedPrecondition:
     return FailedPrecondition(
         f"player {quoted(error.player_id)} has a queued ticket in this queue already: "
@@ -356,10 +356,7 @@ async def retried_ticket(maker: Matchmaker, ticket: TicketRecord) -> TicketRecor
         except PlayerQueued as error:
             raise already_queued(error) from None
         except TooManyTickets:
-            raise ResourceExhausted(
-                f"at most {maker.settings.open_tickets} open tickets per player "
-                "(per address without identities)"
-            ) from None
+            raise too_many_tickets(maker.settings.open_tickets) from None
         return ticket
     if stored.token_hash != ticket.token_hash or stored.player_ids != ticket.player_ids:
         raise BadRequest("request_id: another ticket's; make a new one for each ticket")
