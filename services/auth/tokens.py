@@ -119,12 +119,6 @@ class Authenticator:
             raise Unauthenticated(NEEDED)
         return await self.verify(token)
 
-    async def optional(self, metadata: Metadata | None) -> Identity | None:
-        """The caller's identity if it sent a token (which must be good), else None."""
-        if not self.enabled or bearer_of(metadata) is None:
-            return None
-        return await self.require(metadata)
-
     async def verify(self, token: str) -> Identity:
         """The identity of an access token (ours or the provider's)."""
         kid = self._kid_of(token)
