@@ -62,6 +62,11 @@ class MatchData:
     # When the store drops the match (0: never); waiting and finished
     # matches expire.
     expires_ms: int = 0
+    # When the match was created, play began and it ended (epoch ms; 0: not
+    # yet, or an older record), for the archive.
+    created_ms: int = 0
+    started_ms: int = 0
+    ended_ms: int = 0
     # Idempotency: the ply each human submission was made at, with the
     # submitting seat and a digest of its actions, and the response it got.
     submissions: dict[int, tuple[str, bytes]] = field(default_factory=dict)

@@ -178,6 +178,7 @@ def start(m: Matches, change: Change, state: State) -> None:
     """Every seat is taken: play begins."""
     change.data.status = PLAYING
     change.data.expires_ms = 0
+    change.data.started_ms = change.now_ms
     change.started = True
     change.add(change.data.ply, view_of(state), started=ms.MatchStarted())
     settle(m, change, state)
@@ -190,6 +191,7 @@ def finish(m: Matches, change: Change, state: State, reason: ms.EndReason, seat:
     data.status = FINISHED
     data.end_reason = reason
     data.end_seat = seat
+    data.ended_ms = change.now_ms
     data.expires_ms = change.now_ms + round(m.settings.finished_retention * 1000)
     clocks.stop(data)
     change.add(data.ply, match_view(data, state), ended=ended_message(data, state))
@@ -369,6 +371,7 @@ async def new_match(
         increment_ms=increment_ms,
         clocks_ms=[base_ms if kind == HUMAN else 0 for kind in kinds],
         expires_ms=now + round(m.settings.waiting_ttl * 1000),
+        created_ms=now,
         players=list(players) if players is not None else [s.player_id for s in request.seats],
         names=[*names, *[""] * (len(kinds) - len(names))],
         seat_key=secrets.token_bytes(32).hex(),
