@@ -9,6 +9,7 @@ from typing import Protocol
 from meeple.v1 import match_service_pb2 as ms
 
 from services.coordination.matchmaking import MatchmakingStore
+from services.coordination.outbox import OutboxStore
 
 
 @dataclass
@@ -272,6 +273,7 @@ class Coordination(Protocol):
         ...
 
 
-class Store(Coordination, MatchmakingStore, Protocol):
-    """Everything the services share: matches, bot jobs and matchmaking.
-    Both implementations (memory, Redis) are one object holding all of it."""
+class Store(Coordination, MatchmakingStore, OutboxStore, Protocol):
+    """Everything the services share: matches, bot jobs, matchmaking and
+    the archive's outbox. Both implementations (memory, Redis) are one
+    object holding all of it."""

@@ -218,7 +218,9 @@ class MatchmakingStore(Protocol):
     ) -> Applied:
         """Stores ``after`` once per match: unless the match was rated
         already, or a player's version is no longer ``before[player]``
-        (0: no rating yet)."""
+        (0: no rating yet). Stored with it, in the same step: the archive's
+        outbox entry of the update (``coordination.outbox``; a store made
+        with ``outbox=True``)."""
         ...
 
     async def leaderboard(self, game: str, offset: int, limit: int) -> list[PlayerRating]: ...

@@ -31,6 +31,7 @@ from services.coordination.base import (
     MatchData,
 )
 from services.coordination.memory_matchmaking import MemoryMatchmaking
+from services.coordination.memory_outbox import MemoryOutbox
 
 KEEP_DEAD_LETTERS = 100
 
@@ -44,17 +45,21 @@ def is_stored(stored: MatchData | None, data: MatchData) -> bool:
     return stored is not None and dataclasses.replace(stored, rated=data.rated) == data
 
 
-class MemoryCoordination(MemoryMatchmaking):
-    """The coordination interface on dicts, heaps and asyncio primitives, and
-    the matchmaking store (``MemoryMatchmaking``)."""
+class MemoryCoordination(MemoryMatchmaking, MemoryOutbox):
+    """The coordination interface on dicts, heaps and asyncio primitives,
+    the matchmaking store (``MemoryMatchmaking``) and, with ``outbox``, the
+    archive's outbox (``MemoryOutbox``)."""
 
     def __init__(
         self,
         visibility_timeout: float = 60.0,
         clock_ms: Callable[[], int] = wall_ms,
         lease: float = JOB_LEASE_SECONDS,
+        outbox: bool = False,
     ) -> None:
         super().__init__()
+        self.outbox = outbox
+        self._init_outbox()
         self.result_visibility_timeout = visibility_timeout
         self.visibility_timeout = visibility_timeout
         self.job_lease = min(lease, visibility_timeout)
@@ -136,21 +141,32 @@ class MemoryCoordination(MemoryMatchmaking):
         result = result or (rated and finishing)  # the caller's copy may predate the mark
         if settles is not None:
             self._in_flight.pop(settles, None)
-        await self._store(data, events, job, result)
-        self._matches[data.match_id].rated |= rated
+        await self._store(data, events, job, result, rated, finishing)
         return True
 
     async def _store(
-        self, data: MatchData, events: list[Event], job: BotJob | None, result: bool
+        self,
+        data: MatchData,
+        events: list[Event],
+        job: BotJob | None,
+        result: bool,
+        rated: bool = False,
+        finishing: bool = False,
     ) -> None:
-        """Writes the record, its events and its job with no await between
-        them (one atomic step for every other task), then wakes the waiters."""
+        """Writes the record (keeping the ``rated`` flag), its events, its
+        job and, for a ``finishing`` change, its outbox entry, with no await
+        between them (one atomic step for every other task), then wakes the
+        waiters."""
         match_id = data.match_id
         if data.status == ms.MATCH_STATUS_PLAYING:
             self._playing.setdefault(match_id, None)
         else:
             self._playing.pop(match_id, None)
-        self._matches[match_id] = data.copy()
+        stored = data.copy()
+        stored.rated |= rated
+        self._matches[match_id] = stored
+        if finishing:
+            self._queue_outbox(match=stored)
         self._events[match_id].extend(events)
         self._plies[match_id].extend(event.ply for event in events)
         if data.expires_ms:

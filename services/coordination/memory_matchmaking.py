@@ -11,6 +11,7 @@ import copy
 import itertools
 import time
 from collections import deque
+from collections.abc import Callable
 
 from services.coordination.matchmaking import (
     Applied,
@@ -23,11 +24,15 @@ from services.coordination.matchmaking import (
     TicketRecord,
     TooManyTickets,
 )
+from services.coordination.outbox import RatingUpdate
 
 TERMINAL_TICKET_SECONDS = 600.0  # an ended ticket stays readable this long
 
 
 class MemoryMatchmaking:
+    # Writes an outbox entry (``MemoryOutbox``, mixed in beside this).
+    _queue_outbox: Callable[..., None]
+
     def __init__(self) -> None:
         self._tickets: dict[str, TicketRecord] = {}
         self._open: dict[str, set[str]] = {}  # client -> its queued tickets' ids
@@ -224,9 +229,11 @@ class MemoryMatchmaking:
             current = stored.get(player)
             if (current.version if current is not None else 0) != version:
                 return Applied.CONFLICT
+        previous = tuple(copy.copy(stored.get(rating.player_id)) for rating in after)
         for rating in after:
             stored[rating.player_id] = copy.copy(rating)
         self._rated.add((game, match_id))
+        self._queue_outbox(ratings=RatingUpdate(game, match_id, previous, tuple(after)))
         return Applied.APPLIED
 
     async def leaderboard(self, game: str, offset: int, limit: int) -> list[PlayerRating]:

@@ -67,3 +67,8 @@ def dead_key(shard: int) -> str:
 
 
 JOB_STREAMS = tuple(jobs_key(shard) for shard in range(SHARDS))
+
+
+def outbox_key(shard: int) -> str:
+    """The shard's finished matches for the archive, a stream (``redis_outbox``)."""
+    return f"{{{TAGS[shard]}}}:archive"

@@ -1,0 +1,154 @@
+"""The archive's outbox on Redis (see ``coordination.outbox``): streams
+with the consumer group ``archivers``, each in the slot of the step that
+writes it, so that the step and its entry are one script on a Cluster too:
+
+- ``{<shard>}:archive`` (``shards.outbox_key``): the finished matches of
+  the shard's matches, written by the commit script of the finishing
+  change (``m``: the id, ``r``: the record, ``rated``: the flag beside it);
+- ``{r:<game>}:archive``: the game's rating updates, written by the
+  ratings' apply script (``m``, ``g``: the game, ``c``: JSON of each
+  player's rating before and after).
+
+A pull reads new entries of every stream without blocking (one pipeline on
+one server; in parallel on a Cluster), and every ``CLAIM_SECONDS`` (or
+half the visibility timeout, if shorter) claims entries another taker
+left pending past the visibility timeout (XAUTOCLAIM). An acknowledged entry is deleted. Receipts are the stream's
+index and the entry's id. A Redis that comes back empty has lost the
+groups: the next pull makes them again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+import engine_core
+from services.coordination.matchmaking import PlayerRating
+from services.coordination.outbox import OutboxEntry, RatingUpdate
+from services.coordination.records import load_match
+from services.coordination.redis_client import (
+    create_group,
+    group_gone,
+    unavailable_on_connection_errors,
+)
+from services.coordination.shards import SHARDS, outbox_key
+
+ARCHIVERS = "archivers"
+CLAIM_SECONDS = 5.0
+
+
+def ratings_outbox_key(game: str) -> str:
+    return f"{{r:{game}}}:archive"
+
+
+STREAMS = (
+    *(outbox_key(shard) for shard in range(SHARDS)),
+    *(ratings_outbox_key(game) for game in engine_core.registered_games()),
+)
+
+
+def _rating(player_id: str, fields: Any) -> PlayerRating | None:
+    if not fields:  # cjson's false: no rating before
+        return None
+    return PlayerRating(
+        player_id, fields["mu"], fields["sigma"], fields["matches"], fields["version"]
+    )
+
+
+def entry_of(stream: int, entry_id: bytes, fields: dict[bytes, bytes]) -> OutboxEntry:
+    receipt = f"{stream}/{entry_id.decode()}"
+    queued_ms = int(entry_id.split(b"-")[0])
+    if b"r" in fields:
+        data = load_match(fields[b"r"])
+        data.rated = data.rated or fields.get(b"rated") == b"1"
+        return OutboxEntry(receipt, queued_ms, match=data)
+    changes = json.loads(fields[b"c"])
+    update = RatingUpdate(
+        game=fields[b"g"].decode(),
+        match_id=fields[b"m"].decode(),
+        before=tuple(_rating(change["p"], change["b"]) for change in changes),
+        after=tuple(_rating(change["p"], change["a"]) for change in changes),  # type: ignore[misc]
+    )
+    return OutboxEntry(receipt, queued_ms, ratings=update)
+
+
+class RedisOutbox:
+    """Mixed into RedisCoordination, which sets the client, its consumer
+    name, ``outbox``, the visibility timeout and ``_each``."""
+
+    client: Any
+    consumer: str
+    outbox: bool
+    visibility_timeout: float
+    _each: Callable[[Sequence[Callable[[Any], Awaitable[Any]]]], Awaitable[list[Any]]]
+
+    async def _create_outbox_groups(self) -> None:
+        if self.outbox:
+            for stream in STREAMS:
+                await create_group(self.client, stream, ARCHIVERS)
+        self._next_outbox_claim = 0.0
+
+    @unavailable_on_connection_errors
+    async def pull_outbox(self, limit: int) -> list[OutboxEntry]:
+        try:
+            return await self._pull_outbox(limit)
+        except ResponseError as error:
+            if not group_gone(error):
+                raise
+            await self._create_outbox_groups()  # Redis came back empty: read again next time
+            return []
+
+    async def _pull_outbox(self, limit: int) -> list[OutboxEntry]:
+        calls: list[Callable[[Any], Awaitable[Any]]] = []
+        claiming = time.monotonic() >= self._next_outbox_claim
+        if claiming:
+            every = min(CLAIM_SECONDS, self.visibility_timeout / 2)
+            self._next_outbox_claim = time.monotonic() + every
+            idle_ms = round(self.visibility_timeout * 1000)
+            calls += [_autoclaim(stream, self.consumer, idle_ms, limit) for stream in STREAMS]
+        calls += [_read_new(stream, self.consumer, limit) for stream in STREAMS]
+        answers = await self._each(calls)
+        entries: list[OutboxEntry] = []
+        if claiming:
+            for index, (_, claimed, *_) in enumerate(answers[: len(STREAMS)]):
+                entries += [entry_of(index, i, f) for i, f in claimed if f is not None]
+            answers = answers[len(STREAMS) :]
+        for index, answer in enumerate(answers):
+            for _, read in answer or []:
+                entries += [entry_of(index, i, f) for i, f in read if f is not None]
+        return entries
+
+    @unavailable_on_connection_errors
+    async def ack_outbox(self, receipts: list[str]) -> None:
+        by_stream: dict[int, list[str]] = {}
+        for receipt in receipts:
+            index, entry_id = receipt.split("/", 1)
+            by_stream.setdefault(int(index), []).append(entry_id)
+        calls: list[Callable[[Any], Awaitable[Any]]] = []
+        for stream, ids in by_stream.items():
+            calls += [_command("xack", STREAMS[stream], ARCHIVERS, *ids)]
+            calls += [_command("xdel", STREAMS[stream], *ids)]
+        if calls:
+            await self._each(calls)
+
+    @unavailable_on_connection_errors
+    async def outbox_size(self) -> int:
+        return sum(await self._each([_command("xlen", stream) for stream in STREAMS]))
+
+
+def _command(name: str, *arguments: Any) -> Callable[[Any], Awaitable[Any]]:
+    return lambda client: getattr(client, name)(*arguments)
+
+
+def _autoclaim(stream: str, consumer: str, idle_ms: int, count: int) -> Callable[[Any], Any]:
+    return lambda client: client.xautoclaim(
+        stream, ARCHIVERS, consumer, idle_ms, start_id="0-0", count=count
+    )
+
+
+def _read_new(stream: str, consumer: str, count: int) -> Callable[[Any], Any]:
+    return lambda client: client.xreadgroup(ARCHIVERS, consumer, {stream: ">"}, count=count)
