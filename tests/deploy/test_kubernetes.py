@@ -4,13 +4,17 @@ vendored schema; no kind unchecked), and the topology the README promises:
 probes, resources, disruption budgets, headless Services, autoscaling on
 the right signals, Redis in dev and an external Redis Cluster in prod,
 every public service reachable through the Ingress, and no default secret
-in prod (it does not render without its uncommitted secrets.env)."""
+in prod (it does not render without its uncommitted secrets.env). The match
+archive: every pod that runs the match service reads MEEPLE_DATABASE_URL
+from the Secret and migrates the schema first (an initContainer), on dev's
+own PostgreSQL StatefulSet or prod's external PostgreSQL."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -51,6 +55,10 @@ PUBLIC_SERVICES: dict[str, ServiceDescriptor] = {
     "auth": auth_service_pb2.DESCRIPTOR.services_by_name["AuthService"],
 }
 PROD = K8S / "overlays" / "prod"
+DATABASE_URL = "MEEPLE_DATABASE_URL"
+MIGRATE = ["archive", "migrate"]
+# Kinds whose pods the kubelet runs from a template.
+WORKLOADS = ("Deployment", "StatefulSet", "Job")
 
 
 def containers(deployment: Resource) -> list[dict[str, Any]]:
@@ -110,11 +118,19 @@ def ingress_backend(ingress: Resource, rule: dict[str, Any], path: str) -> dict[
     return default_backend
 
 
+def pod_containers(workload: Resource) -> list[dict[str, Any]]:
+    """Every container of a workload's pods, its initContainers first."""
+    pod = workload["spec"]["template"]["spec"]
+    return [*pod.get("initContainers", []), *pod["containers"]]
+
+
 def secret_key_refs(resources: tuple[Resource, ...]) -> set[tuple[str, str]]:
-    """Every (Secret, key) a container's env reads."""
+    """Every (Secret, key) a container's env reads (any workload's, init
+    containers too)."""
     refs = set()
-    for deployment in of_kind(resources, "Deployment").values():
-        for container in containers(deployment):
+    workloads = [r for r in resources if r["kind"] in WORKLOADS]
+    for workload in workloads:
+        for container in pod_containers(workload):
             for variable in container.get("env", []):
                 ref = variable.get("valueFrom", {}).get("secretKeyRef")
                 if ref is not None:
@@ -218,7 +234,7 @@ def test_grpc_services_are_headless_and_reach_their_pods(overlay: str) -> None:
     for name in ("rules", "match", "matchmaker", "web-pods"):
         assert services[name]["spec"]["clusterIP"] == "None", name
     for name, service in services.items():
-        if name == "redis":
+        if name in ("redis", "postgres"):  # StatefulSets' (of their tests below)
             continue
         (target,) = [d for d in deployments if selects(service["spec"]["selector"], d)]
         named = {port["name"] for port in containers(target)[0]["ports"]}
@@ -355,3 +371,115 @@ def test_the_secret_holds_exactly_the_keys_the_pods_read(overlay: str) -> None:
         text = (PROD / f"{SECRETS_FILE}.example").read_text()
         for key in example:  # each key has a comment of its own
             assert f"# {key}:" in text, key
+
+
+def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {variable["name"]: variable for variable in container.get("env", [])}
+
+
+def runs_match(container: dict[str, Any]) -> bool:
+    """Whether the container runs the match service (``meeple up`` does too)."""
+    return container["args"][0] == "up" or "match" in served_by(container)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_pod_that_runs_match_archives_through_the_secret(overlay: str) -> None:
+    """MEEPLE_DATABASE_URL from meeple-secrets on every container that runs
+    the match service (match, web), and on no other pod's."""
+    resources = render(overlay)
+    deployments = of_kind(resources, "Deployment")
+    archiving = {name for name, d in deployments.items() if runs_match(containers(d)[0])}
+    assert archiving == {"match", "web"}
+    from_secret = {"secretKeyRef": {"name": "meeple-secrets", "key": DATABASE_URL}}
+    for workload in (r for r in resources if r["kind"] in WORKLOADS):
+        name = workload["metadata"]["name"]
+        for container in workload["spec"]["template"]["spec"]["containers"]:
+            variable = env_of(container).get(DATABASE_URL)
+            if workload["kind"] == "Deployment" and name in archiving:
+                assert variable == {"name": DATABASE_URL, "valueFrom": from_secret}, name
+            else:
+                assert variable is None, name
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_schema_is_migrated_before_any_match_server_starts(overlay: str) -> None:
+    """A server with a PostgreSQL URL refuses to start while the schema is
+    behind, so each pod that runs match migrates first: one initContainer,
+    ``meeple archive migrate`` on the same image, URL and settings, as
+    locked down as the server (base/archive.yaml says why not a Job)."""
+    resources = render(overlay)
+    assert of_kind(resources, "Job") == {}
+    for name, deployment in of_kind(resources, "Deployment").items():
+        (server,) = containers(deployment)
+        init = deployment["spec"]["template"]["spec"].get("initContainers", [])
+        if not runs_match(server):
+            assert init == [], name
+            continue
+        (migrate,) = init
+        assert migrate["args"] == MIGRATE, name
+        assert "command" not in migrate, name  # the image's entrypoint: meeple
+        assert migrate["image"] == server["image"], name
+        assert env_of(migrate)[DATABASE_URL] == env_of(server)[DATABASE_URL], name
+        assert migrate["envFrom"] == server["envFrom"], name
+        assert migrate["securityContext"] == server["securityContext"], name
+        assert migrate["volumeMounts"] == server["volumeMounts"], name  # /tmp
+        for bound in ("requests", "limits"):
+            assert set(migrate["resources"][bound]) == {"cpu", "memory"}, name
+
+
+def test_dev_runs_postgres_for_the_archive() -> None:
+    """One PostgreSQL 16 pod with its data on a claim of its own, ready
+    once pg_isready answers, behind a headless Service; the Secret's URL
+    names that Service, its user, password and database."""
+    resources = render("dev")
+    postgres = of_kind(resources, "StatefulSet")["postgres"]
+    validate(postgres)
+    assert postgres["spec"]["replicas"] == 1
+    (container,) = containers(postgres)
+    assert container["image"] == "postgres:16"
+    env = env_of(container)
+    assert env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
+        "name": "meeple-secrets",
+        "key": "POSTGRES_PASSWORD",
+    }
+    (claim,) = postgres["spec"]["volumeClaimTemplates"]
+    mounts = {mount["name"]: mount["mountPath"] for mount in container["volumeMounts"]}
+    # PGDATA is a folder of the claim's volume (not its root, where
+    # lost+found may be).
+    assert env["PGDATA"]["value"].startswith(mounts[claim["metadata"]["name"]] + "/")
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert "/var/run/postgresql" in mounts.values()  # its socket, writable
+    probe = container["readinessProbe"]["exec"]["command"]
+    assert probe[0] == "pg_isready"
+    assert probe[probe.index("-U") + 1] == env["POSTGRES_USER"]["value"]
+    assert probe[probe.index("-d") + 1] == env["POSTGRES_DB"]["value"]
+    service = of_kind(resources, "Service")["postgres"]
+    assert service["spec"]["clusterIP"] == "None"
+    assert selects(service["spec"]["selector"], postgres)
+    assert postgres["spec"]["serviceName"] == "postgres"
+    (port,) = service["spec"]["ports"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports[port["targetPort"]] == port["port"] == 5432
+    values = secret_values(of_kind(resources, "Secret")["meeple-secrets"])
+    url = urlsplit(values[DATABASE_URL])
+    assert url.scheme == "postgresql"
+    assert url.hostname == "postgres.meeple.svc.cluster.local"
+    assert url.port == port["port"]
+    assert url.username == env["POSTGRES_USER"]["value"]
+    assert url.password == values["POSTGRES_PASSWORD"]
+    assert url.path == "/" + env["POSTGRES_DB"]["value"]
+
+
+def test_prod_archives_in_an_external_postgres() -> None:
+    resources = render("prod")
+    assert "postgres" not in of_kind(resources, "StatefulSet")
+    assert "postgres" not in of_kind(resources, "Service")
+    values = secret_values(of_kind(resources, "Secret")["meeple-secrets"])
+    url = urlsplit(values[DATABASE_URL])
+    assert url.scheme == "postgresql"
+    assert url.hostname
+    assert not url.hostname.endswith(".svc.cluster.local")
+    assert url.username
+    assert url.password
+    assert url.path.strip("/")
+    assert "POSTGRES_PASSWORD" not in values  # nothing here runs PostgreSQL
