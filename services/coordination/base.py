@@ -68,6 +68,9 @@ class MatchData:
     created_ms: int = 0
     started_ms: int = 0
     ended_ms: int = 0
+    # Each seat's result once finished (MatchEnded.returns; empty before,
+    # and in older records).
+    returns: list[float] = field(default_factory=list)
     # Idempotency: the ply each human submission was made at, with the
     # submitting seat and a digest of its actions, and the response it got.
     submissions: dict[int, tuple[str, bytes]] = field(default_factory=dict)
@@ -89,6 +92,7 @@ class MatchData:
             seat_rounds=list(self.seat_rounds),
             history=list(self.history),
             clocks_ms=list(self.clocks_ms),
+            returns=list(self.returns),
             submissions=dict(self.submissions),
         )
 

@@ -47,18 +47,16 @@ def is_stored(stored: MatchData | None, data: MatchData) -> bool:
 
 class MemoryCoordination(MemoryMatchmaking, MemoryOutbox):
     """The coordination interface on dicts, heaps and asyncio primitives,
-    the matchmaking store (``MemoryMatchmaking``) and, with ``outbox``, the
-    archive's outbox (``MemoryOutbox``)."""
+    the matchmaking store (``MemoryMatchmaking``) and the archive's outbox
+    (``MemoryOutbox``)."""
 
     def __init__(
         self,
         visibility_timeout: float = 60.0,
         clock_ms: Callable[[], int] = wall_ms,
         lease: float = JOB_LEASE_SECONDS,
-        outbox: bool = False,
     ) -> None:
         super().__init__()
-        self.outbox = outbox
         self._init_outbox()
         self.result_visibility_timeout = visibility_timeout
         self.visibility_timeout = visibility_timeout

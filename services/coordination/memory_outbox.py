@@ -13,10 +13,9 @@ from services.coordination.outbox import OutboxEntry, RatingUpdate
 
 
 class MemoryOutbox:
-    """Mixed into MemoryCoordination, which sets ``outbox``, the clock and
-    the visibility timeout."""
+    """Mixed into MemoryCoordination, which sets the clock and the
+    visibility timeout."""
 
-    outbox: bool
     visibility_timeout: float
     _now_ms: Callable[[], int]
 
@@ -24,11 +23,15 @@ class MemoryOutbox:
         # Receipt -> (the entry, when its taker's hold ends; 0: not taken).
         self._outbox: dict[str, tuple[OutboxEntry, float]] = {}
         self._outbox_ids = itertools.count(1)
+        self._outbox_until = 0.0  # monotonic; entries are written until then
+
+    async def enable_outbox(self, seconds: float) -> None:
+        self._outbox_until = time.monotonic() + seconds
 
     def _queue_outbox(
         self, match: MatchData | None = None, ratings: RatingUpdate | None = None
     ) -> None:
-        if self.outbox:
+        if time.monotonic() < self._outbox_until:
             receipt = str(next(self._outbox_ids))
             entry = OutboxEntry(receipt, self._now_ms(), match.copy() if match else None, ratings)
             self._outbox[receipt] = (entry, 0.0)

@@ -7,9 +7,10 @@ went quiet comes back after the visibility timeout, so every entry is
 archived at least once, and the archive's idempotent writes make that
 exactly once.
 
-A store keeps an outbox only when it is made with ``outbox=True`` (the
-processes of one deployment that run the match service and the rater
-must agree: with no archive, nothing would drain it).
+Entries are written only while the outbox is enabled: every archiver
+enables it for a while, again and again (``enable_outbox``), and then
+every process of the store writes them, whatever its own settings; where
+no archive was ever configured, none pile up.
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ class OutboxEntry:
 
 
 class OutboxStore(Protocol):
+    async def enable_outbox(self, seconds: float) -> None:
+        """Makes the steps that finish a match or apply ratings write their
+        entries for the next ``seconds`` (an archiver renews it while it
+        runs), in every process of the store."""
+        ...
+
     async def pull_outbox(self, limit: int) -> list[OutboxEntry]:
         """Entries no other taker holds (new ones, and those taken longer
         ago than the visibility timeout and not acknowledged), up to

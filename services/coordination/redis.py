@@ -12,7 +12,7 @@ Keys (``shards``: a match lives in one of 16 shards, each a hash tag
   ``{<shard>}:delayed`` (a sorted set of retries by due time) and
   ``{<shard>}:dead`` (the recent dead letters): see ``redis_jobs``.
 - ``{<shard>}:archive``: the archive's outbox of the shard's finished
-  matches (``redis_outbox``).
+  matches, written while ``{<shard>}:archiving`` exists (``redis_outbox``).
 - ``meeple:deadlines``: a sorted set of match ids by clock deadline.
 - ``meeple:live``: a sorted set of the playing matches' ids by when they
   started. A write that changes a match's status (the commit script returns
@@ -66,7 +66,14 @@ from services.coordination.redis_jobs import GROUP, RedisJobs, split_receipt
 from services.coordination.redis_matchmaking import RedisMatchmaking
 from services.coordination.redis_outbox import RedisOutbox
 from services.coordination.redis_ratings import RESULTS, RedisRatings
-from services.coordination.shards import data_key, events_key, jobs_key, outbox_key, shard_of
+from services.coordination.shards import (
+    data_key,
+    events_key,
+    jobs_key,
+    outbox_key,
+    outbox_marker_key,
+    shard_of,
+)
 
 DEADLINES = "meeple:deadlines"
 LIVE = "meeple:live"
@@ -75,16 +82,16 @@ BEFORE_ANY_SEQUENCE = 2**64 - 1  # "<ply>-<this>" sorts before every id of ply +
 __all__ = ["GROUP", "RedisCoordination", "data_key", "events_key"]
 
 # Commits a change: KEYS data, events, the shard's job stream, the shard's
-# archive outbox, and on one server (not a Cluster: other slots) the
-# deadlines and the results; ARGV 1 expected version ("new" for a new
-# match), 2 new version, 3 record, 4 expiry (ms, 0 for none), 5 status, 6
-# the entry id of the job the change plays ("" for none), 7 "result" (its
-# result is queued for the ratings: ahead on a Cluster, by the script on
-# one server), "end" (it finishes the match, whose copy the caller has is
-# not rated) or "", 8 its clock deadline (ms, 0 for none), 9 the match id,
-# 10 "1" to write the archive's outbox entry of a change that finishes the
-# match, 11 how many fields the job it queues has (0: none), then those
-# fields and values, then each event's ply and payload.
+# archive outbox and its marker (while it exists, a change that finishes
+# the match writes its outbox entry), and on one server (not a Cluster:
+# other slots) the deadlines and the results; ARGV 1 expected version
+# ("new" for a new match), 2 new version, 3 record, 4 expiry (ms, 0 for
+# none), 5 status, 6 the entry id of the job the change plays ("" for
+# none), 7 "result" (its result is queued for the ratings: ahead on a
+# Cluster, by the script on one server), "end" (it finishes the match,
+# whose copy the caller has is not rated) or "", 8 its clock deadline (ms,
+# 0 for none), 9 the match id, 10 how many fields the job it queues has (0:
+# none), then those fields and values, then each event's ply and payload.
 # Returns the status it replaced ("" for a new match); nil when the version
 # did not match. On a Cluster, "rated" (and nothing changes) when the
 # change ends a match marked rated with no result queued (the caller's copy
@@ -103,11 +110,11 @@ elseif current[1] ~= ARGV[1] then
   return false
 end
 local marked_end = ARGV[7] == 'end' and current[2] ~= ARGV[5] and current[3] == '1'
-local one_server = #KEYS == 6
+local one_server = #KEYS == 7
 if marked_end and not one_server then return 'rated' end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3], 'status', ARGV[5])
-local fields = tonumber(ARGV[11])
-local first_event = 12 + 2 * fields
+local fields = tonumber(ARGV[10])
+local first_event = 11 + 2 * fields
 for i = first_event, #ARGV, 2 do
   redis.call('XADD', KEYS[2], (tonumber(ARGV[i]) + 1) .. '-*', 'e', ARGV[i + 1])
 end
@@ -124,20 +131,20 @@ if ARGV[6] ~= '' then
   redis.call('XDEL', KEYS[3], ARGV[6])
 end
 if fields > 0 then
-  local job = {unpack(ARGV, 12, first_event - 1)}
+  local job = {unpack(ARGV, 11, first_event - 1)}
   table.insert(job, 'record')
   table.insert(job, ARGV[3])
   table.insert(job, 'rated')
   table.insert(job, current[3] or '0')
   redis.call('XADD', KEYS[3], '*', unpack(job))
 end
-if ARGV[10] == '1' and ARGV[7] ~= '' and current[2] ~= ARGV[5] then
+if ARGV[7] ~= '' and current[2] ~= ARGV[5] and redis.call('EXISTS', KEYS[5]) == 1 then
   redis.call('XADD', KEYS[4], '*', 'm', ARGV[9], 'r', ARGV[3], 'rated', current[3] or '0')
 end
 if one_server then
-  if tonumber(ARGV[8]) > 0 then redis.call('ZADD', KEYS[5], 'LT', ARGV[8], ARGV[9]) end
+  if tonumber(ARGV[8]) > 0 then redis.call('ZADD', KEYS[6], 'LT', ARGV[8], ARGV[9]) end
   if ARGV[7] == 'result' or marked_end then
-    redis.call('XADD', KEYS[6], '*', 'm', ARGV[9], 'v', ARGV[2])
+    redis.call('XADD', KEYS[7], '*', 'm', ARGV[9], 'v', ARGV[2])
   end
 end
 return current[2] or ''
@@ -156,9 +163,8 @@ def event_cursor(ply: int) -> str:
 
 
 class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings, RedisOutbox):
-    """The coordination interface, the matchmaking store and, with
-    ``outbox``, the archive's outbox on Redis (``await store.start()``
-    first)."""
+    """The coordination interface, the matchmaking store and the
+    archive's outbox on Redis (``await store.start()`` first)."""
 
     def __init__(
         self,
@@ -166,10 +172,8 @@ class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings, RedisOutbox):
         visibility_timeout: float = 60.0,
         clock_ms: Callable[[], int] = wall_ms,
         lease: float = JOB_LEASE_SECONDS,
-        outbox: bool = False,
     ) -> None:
         self.url = url
-        self.outbox = outbox
         self.cluster = urlsplit(url).scheme in CLUSTER_SCHEMES
         self.visibility_timeout = visibility_timeout
         self.job_lease = min(lease, visibility_timeout)
@@ -187,7 +191,6 @@ class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings, RedisOutbox):
         """Creates the job streams' consumer groups if they are not there yet."""
         await self._create_job_groups()
         await self._create_results_group()
-        await self._create_outbox_groups()
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -246,15 +249,15 @@ class RedisCoordination(RedisJobs, RedisMatchmaking, RedisRatings, RedisOutbox):
                 raise ValueError(f"the delivery {settles} is not of match {match_id}'s shard")
         status = str(data.status)
         fields = dump_job(job) | {"attempts": "0"} if job is not None else {}
-        keys = [data_key(match_id), events_key(match_id), jobs_key(shard), outbox_key(shard)]
+        keys = [data_key(match_id), events_key(match_id), jobs_key(shard)]
+        keys += [outbox_key(shard), outbox_marker_key(shard)]
         if not self.cluster:
             keys += [DEADLINES, RESULTS]
         finished = data.status == ms.MATCH_STATUS_FINISHED
         while True:
             arguments: list[Any] = [expected, data.version, dump_match(data), data.expires_ms]
             end = "result" if result else "end" if finished else ""
-            arguments += [status, entry, end, data.deadline_ms, match_id]
-            arguments += ["1" if self.outbox else "0", len(fields)]
+            arguments += [status, entry, end, data.deadline_ms, match_id, len(fields)]
             for name, value in fields.items():
                 arguments += [name, value]
             for event in events:

@@ -9,11 +9,17 @@ writes it, so that the step and its entry are one script on a Cluster too:
   ratings' apply script (``m``, ``g``: the game, ``c``: JSON of each
   player's rating before and after).
 
+Each stream has a marker key beside it (``…:archiving``), set by
+``enable_outbox`` with an expiry: the scripts write entries only while it
+exists, so every process of the Redis writes them (a worker whose bot
+ends a match too) once one archiver runs, and none pile up where no
+archive was ever configured.
+
 A pull reads new entries of every stream without blocking (one pipeline on
 one server; in parallel on a Cluster), and every ``CLAIM_SECONDS`` (or
 half the visibility timeout, if shorter) claims entries another taker
-left pending past the visibility timeout (XAUTOCLAIM). An acknowledged entry is deleted. Receipts are the stream's
-index and the entry's id. A Redis that comes back empty has lost the
+left pending past the visibility timeout (XAUTOCLAIM). An acknowledged
+entry is deleted. Receipts are the stream's index and the entry's id. A Redis that comes back empty has lost the
 groups: the next pull makes them again.
 """
 
@@ -35,7 +41,7 @@ from services.coordination.redis_client import (
     group_gone,
     unavailable_on_connection_errors,
 )
-from services.coordination.shards import SHARDS, outbox_key
+from services.coordination.shards import SHARDS, outbox_key, outbox_marker_key
 
 ARCHIVERS = "archivers"
 CLAIM_SECONDS = 5.0
@@ -45,9 +51,18 @@ def ratings_outbox_key(game: str) -> str:
     return f"{{r:{game}}}:archive"
 
 
+def ratings_outbox_marker_key(game: str) -> str:
+    return f"{{r:{game}}}:archiving"
+
+
+GAMES = engine_core.registered_games()
 STREAMS = (
     *(outbox_key(shard) for shard in range(SHARDS)),
-    *(ratings_outbox_key(game) for game in engine_core.registered_games()),
+    *(ratings_outbox_key(game) for game in GAMES),
+)
+MARKERS = (
+    *(outbox_marker_key(shard) for shard in range(SHARDS)),
+    *(ratings_outbox_marker_key(game) for game in GAMES),
 )
 
 
@@ -78,19 +93,20 @@ def entry_of(stream: int, entry_id: bytes, fields: dict[bytes, bytes]) -> Outbox
 
 class RedisOutbox:
     """Mixed into RedisCoordination, which sets the client, its consumer
-    name, ``outbox``, the visibility timeout and ``_each``."""
+    name, the visibility timeout and ``_each``."""
 
     client: Any
     consumer: str
-    outbox: bool
     visibility_timeout: float
     _each: Callable[[Sequence[Callable[[Any], Awaitable[Any]]]], Awaitable[list[Any]]]
+    _next_outbox_claim = 0.0
 
-    async def _create_outbox_groups(self) -> None:
-        if self.outbox:
-            for stream in STREAMS:
-                await create_group(self.client, stream, ARCHIVERS)
-        self._next_outbox_claim = 0.0
+    @unavailable_on_connection_errors
+    async def enable_outbox(self, seconds: float) -> None:
+        for stream in STREAMS:
+            await create_group(self.client, stream, ARCHIVERS)
+        milliseconds = max(1, round(seconds * 1000))
+        await self._each([_command("set", marker, "1", None, milliseconds) for marker in MARKERS])
 
     @unavailable_on_connection_errors
     async def pull_outbox(self, limit: int) -> list[OutboxEntry]:
@@ -99,7 +115,8 @@ class RedisOutbox:
         except ResponseError as error:
             if not group_gone(error):
                 raise
-            await self._create_outbox_groups()  # Redis came back empty: read again next time
+            for stream in STREAMS:  # Redis came back empty: read again next time
+                await create_group(self.client, stream, ARCHIVERS)
             return []
 
     async def _pull_outbox(self, limit: int) -> list[OutboxEntry]:

@@ -7,7 +7,8 @@ Keys, one hash tag per game so that one script rates a match:
 - ``{r:<game>}:ratings`` (a hash of JSON ratings), ``{r:<game>}:board``
   (a sorted set by ordinal) and ``{r:<game>}:rated:<match>`` (a marker, so
   a match is rated once); ``{r:<game>}:archive``, the archive's outbox of
-  the game's rating updates (``redis_outbox``);
+  the game's rating updates, written while ``{r:<game>}:archiving``
+  exists (``redis_outbox``);
 - ``{meeple:jobs}:results``: a stream of finished rated matches with the
   consumer group ``raters`` (the commit of a match's last change queues its
   entry: ``redis``).
@@ -30,18 +31,18 @@ from services.coordination.redis_client import (
     recreate_group,
     unavailable_on_connection_errors,
 )
-from services.coordination.redis_outbox import ratings_outbox_key
+from services.coordination.redis_outbox import ratings_outbox_key, ratings_outbox_marker_key
 
 RESULTS = "{meeple:jobs}:results"
 RATERS = "raters"
 RATED_MARKER_SECONDS = 30 * 24 * 3600
 RESULT_SLICE_SECONDS = 0.25
 
-# KEYS: ratings, board, marker, the game's archive outbox; ARGV: n, marker
+# KEYS: ratings, board, marker, the game's archive outbox and its marker
+# (while it exists, the update writes its outbox entry); ARGV: n, marker
 # TTL, then n times: player, expected version, new rating (JSON), ordinal;
-# then "1" to write the outbox entry of the update, the match id and the
-# game. The entry's "c" lists each player's rating before (false: none)
-# and after.
+# then the match id and the game. The entry's "c" lists each player's
+# rating before (false: none) and after.
 APPLY = """
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'already' end
 local n = tonumber(ARGV[1])
@@ -62,8 +63,8 @@ for i = 0, n - 1 do
   redis.call('ZADD', KEYS[2], ARGV[6 + 4 * i], ARGV[3 + 4 * i])
 end
 redis.call('SET', KEYS[3], '1', 'EX', ARGV[2])
-if ARGV[3 + 4 * n] == '1' then
-  redis.call('XADD', KEYS[4], '*', 'm', ARGV[4 + 4 * n], 'g', ARGV[5 + 4 * n],
+if redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('XADD', KEYS[4], '*', 'm', ARGV[3 + 4 * n], 'g', ARGV[4 + 4 * n],
     'c', cjson.encode(changes))
 end
 return 'applied'
@@ -84,7 +85,6 @@ class RedisRatings:
     client: Any
     consumer: str
     visibility_timeout: float
-    outbox: bool
 
     def _register_rating_scripts(self) -> None:
         self._apply = self.client.register_script(APPLY)
@@ -106,7 +106,7 @@ class RedisRatings:
         self, game: str, match_id: str, before: dict[str, int], after: list[PlayerRating]
     ) -> Applied:
         keys = [f"{{r:{game}}}:ratings", f"{{r:{game}}}:board", f"{{r:{game}}}:rated:{match_id}"]
-        keys.append(ratings_outbox_key(game))
+        keys += [ratings_outbox_key(game), ratings_outbox_marker_key(game)]
         args: list[Any] = [len(after), RATED_MARKER_SECONDS]
         for rating in after:
             fields = {
@@ -116,7 +116,7 @@ class RedisRatings:
                 "version": rating.version,
             }
             args += [rating.player_id, before[rating.player_id], json.dumps(fields), rating.ordinal]
-        args += ["1" if self.outbox else "0", match_id, game]
+        args += [match_id, game]
         answer = await self._apply(keys=keys, args=args)
         return Applied(answer.decode() if isinstance(answer, bytes) else answer)
 

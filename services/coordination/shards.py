@@ -72,3 +72,8 @@ JOB_STREAMS = tuple(jobs_key(shard) for shard in range(SHARDS))
 def outbox_key(shard: int) -> str:
     """The shard's finished matches for the archive, a stream (``redis_outbox``)."""
     return f"{{{TAGS[shard]}}}:archive"
+
+
+def outbox_marker_key(shard: int) -> str:
+    """While it exists, the shard's finishing changes write outbox entries."""
+    return f"{{{TAGS[shard]}}}:archiving"

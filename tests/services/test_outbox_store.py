@@ -2,7 +2,8 @@
 store, one redis-server and a Redis Cluster: the step that finishes a
 match, or applies a rated match's ratings, writes its entry in the same
 step, once; entries are held by their taker until acknowledged and come
-back after the visibility timeout; a store without an outbox writes none."""
+back after the visibility timeout; entries are written, by every process
+of the store, only while an archiver keeps the outbox enabled."""
 
 from __future__ import annotations
 
@@ -25,11 +26,15 @@ FINISHED = ms.MATCH_STATUS_FINISHED
 
 @pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def make_store(request: pytest.FixtureRequest) -> StoreFactory:
-    """``await make_store(outbox=True, visibility_timeout=...)``: a new, empty store."""
+    """``await make_store(visibility_timeout=...)``: a new, empty store whose
+    outbox is enabled (``archiving=False``: never enabled)."""
     if request.param == "memory":
 
-        async def memory(**options: Any) -> Store:
-            return MemoryCoordination(**options)
+        async def memory(archiving: bool = True, **options: Any) -> Store:
+            store = MemoryCoordination(**options)
+            if archiving:
+                await store.enable_outbox(60)
+            return store
 
         return memory
     servers = request.getfixturevalue(
@@ -37,9 +42,11 @@ def make_store(request: pytest.FixtureRequest) -> StoreFactory:
     )
     servers.flush()
 
-    async def remote(**options: Any) -> Store:
+    async def remote(archiving: bool = True, **options: Any) -> Store:
         store = RedisCoordination(servers.url, **options)
         await store.start()
+        if archiving:
+            await store.enable_outbox(60)
         return store
 
     return remote
@@ -62,13 +69,14 @@ async def play_to_the_end(store: Store, match_id: str = "m1") -> None:
 
 def test_the_change_that_finishes_a_match_writes_one_entry(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = await make_store(outbox=True)
+        store = await make_store()
         await play_to_the_end(store)
         assert await store.outbox_size() == 1
         entries = await store.pull_outbox(10)
         assert len(entries) == 1
         match = entries[0].match
-        assert match is not None and entries[0].ratings is None
+        assert match is not None
+        assert entries[0].ratings is None
         assert (match.match_id, match.status, match.history, match.version) == (
             "m1",
             FINISHED,
@@ -86,7 +94,7 @@ def test_the_change_that_finishes_a_match_writes_one_entry(make_store: StoreFact
 
 def test_a_retried_or_lost_finishing_write_adds_no_entry(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = await make_store(outbox=True)
+        store = await make_store()
         await play_to_the_end(store)
         stored = await store.load("m1")
         assert stored is not None
@@ -100,22 +108,23 @@ def test_a_retried_or_lost_finishing_write_adds_no_entry(make_store: StoreFactor
 
 def test_a_match_marked_rated_is_archived_rated(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = await make_store(outbox=True)
+        store = await make_store()
         await store.create(record(status=ms.MATCH_STATUS_PLAYING), [], None)
         await store.mark_rated("m1")
         ended = record(status=FINISHED, version=1)  # a copy older than the mark
         assert await store.compare_and_set(ended, 0, [], None)
         (entry,) = await store.pull_outbox(10)
-        assert entry.match is not None and entry.match.rated
+        assert entry.match is not None
+        assert entry.match.rated
 
     run(scenario())
 
 
 def test_a_taken_entry_is_held_until_the_visibility_timeout(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = await make_store(outbox=True, visibility_timeout=0.4)
+        store = await make_store(visibility_timeout=0.4)
         await play_to_the_end(store)
-        (first,) = await store.pull_outbox(10)
+        assert len(await store.pull_outbox(10)) == 1
         assert await store.pull_outbox(10) == []  # held by its taker
         await asyncio.sleep(0.5)
         again = await store.pull_outbox(10)
@@ -128,7 +137,7 @@ def test_a_taken_entry_is_held_until_the_visibility_timeout(make_store: StoreFac
 
 def test_applied_ratings_write_their_update_once(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = await make_store(outbox=True)
+        store = await make_store()
         first = [PlayerRating("ann", 28.0, 7.0, 1, 1), PlayerRating("bo", 22.0, 7.0, 1, 1)]
         assert await store.apply_ratings("othello", "m1", {"ann": 0, "bo": 0}, first) is (
             Applied.APPLIED
@@ -152,13 +161,29 @@ def test_applied_ratings_write_their_update_once(make_store: StoreFactory) -> No
     run(scenario())
 
 
-def test_a_store_without_an_outbox_writes_none(make_store: StoreFactory) -> None:
+def test_an_outbox_never_enabled_gets_no_entries(make_store: StoreFactory) -> None:
     async def scenario() -> None:
-        store = await make_store()
+        store = await make_store(archiving=False)
         await play_to_the_end(store)
         after = [PlayerRating("ann", 28.0, 7.0, 1, 1)]
         assert await store.apply_ratings("rolit", "m1", {"ann": 0}, after) is Applied.APPLIED
         assert await store.outbox_size() == 0
+
+    run(scenario())
+
+
+def test_an_outbox_not_renewed_stops_getting_entries(make_store: StoreFactory) -> None:
+    async def scenario() -> None:
+        store = await make_store(archiving=False)
+        await store.enable_outbox(0.3)
+        await play_to_the_end(store, "m1")
+        await asyncio.sleep(0.4)
+        await play_to_the_end(store, "m2")
+        after = [PlayerRating("ann", 28.0, 7.0, 1, 1)]
+        assert await store.apply_ratings("rolit", "m1", {"ann": 0}, after) is Applied.APPLIED
+        entries = await store.pull_outbox(10)
+        assert [e.match.match_id for e in entries if e.match] == ["m1"]
+        assert [e for e in entries if e.ratings] == []
 
     run(scenario())
 
@@ -169,12 +194,14 @@ def test_two_takers_never_hold_one_entry(topology: str, request: pytest.FixtureR
     servers.flush()
 
     async def scenario() -> None:
-        one = RedisCoordination(servers.url, outbox=True)
-        two = RedisCoordination(servers.url, outbox=True)
-        await one.start()
-        await two.start()
+        one = RedisCoordination(servers.url)
+        two = RedisCoordination(servers.url)
+        worker = RedisCoordination(servers.url)  # a process with no archive of its own
+        for store in (one, two, worker):
+            await store.start()
+        await one.enable_outbox(60)
         for n in range(20):
-            await play_to_the_end(one, f"m{n}")
+            await play_to_the_end(worker, f"m{n}")
         taken = [*await one.pull_outbox(7), *await two.pull_outbox(7)]
         taken += [*await one.pull_outbox(50), *await two.pull_outbox(50)]
         ids = [e.match.match_id for e in taken if e.match]
@@ -189,12 +216,15 @@ def test_an_emptied_redis_gets_its_groups_back(redis_server: Any) -> None:
     redis_server.flush()
 
     async def scenario() -> None:
-        store = RedisCoordination(redis_server.url, outbox=True)
+        store = RedisCoordination(redis_server.url)
         await store.start()
-        redis_server.flush()  # Redis came back empty: the groups are gone
+        await store.enable_outbox(60)
+        redis_server.flush()  # Redis came back empty: the groups and markers are gone
         assert await store.pull_outbox(10) == []
+        await store.enable_outbox(60)  # the archiver's next renewal
         await play_to_the_end(store)
         (entry,) = await store.pull_outbox(10)
-        assert entry.match is not None and entry.match.match_id == "m1"
+        assert entry.match is not None
+        assert entry.match.match_id == "m1"
 
     run(scenario())
