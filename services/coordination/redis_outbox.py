@@ -19,8 +19,9 @@ A pull reads new entries of every stream without blocking (one pipeline on
 one server; in parallel on a Cluster), and every ``CLAIM_SECONDS`` (or
 half the visibility timeout, if shorter) claims entries another taker
 left pending past the visibility timeout (XAUTOCLAIM). An acknowledged
-entry is deleted. Receipts are the stream's index and the entry's id. A Redis that comes back empty has lost the
-groups: the next pull makes them again.
+entry is deleted. Receipts are the stream's index and the entry's id. A
+Redis that comes back empty has lost the groups and the markers: the next
+pull makes the groups again, the archiver's next renewal the markers.
 """
 
 from __future__ import annotations
