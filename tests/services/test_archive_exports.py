@@ -287,7 +287,8 @@ def test_seat_zero_is_black_in_this_engine() -> None:
 
 # A published GGS game (Saio1200 vs Saio3000, GGS/os, 2003-12-15, a draw),
 # as GGS wrote it: moves with "//time" after them and Black's pass spelled
-# "pass". Kept in NBoard's tests (com.welty.ggf.GgfGameTest).
+# "pass"; as quoted in the tests of Chris Welty's Java GGF reader
+# (com.welty.ggf.GgfGameTest).
 SAIO_GAME = (
     "(;GM[Othello]PC[GGS/os]DT[2003.12.15_13:24:03.MST]PB[Saio1200]PW[Saio3000]"
     "RB[2197.01]RW[2199.72]TI[05:00//02:00]TY[8]RE[+0.000]"
