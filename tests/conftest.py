@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.postgres_servers import PostgresServer
 from tests.redis_servers import RedisCluster, RedisServer
 
 settings.register_profile("deterministic", derandomize=True, deadline=None, print_blob=True)
@@ -58,3 +59,12 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisClu
     cluster = RedisCluster(tmp_path_factory.mktemp("cluster"))
     yield cluster
     cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """A PostgreSQL server for the session; ``server.database()`` gives a
+    test a fresh database of its own."""
+    server = PostgresServer(tmp_path_factory.mktemp("postgres"))
+    yield server
+    server.stop()
