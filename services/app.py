@@ -1,7 +1,8 @@
 """Services in one process on one port (``meeple up`` runs them all): rules,
 AI and matches, coordination in memory, bots thinking in a pool of worker
 processes so a long think never blocks the server, and the background tasks
-a match service needs (bot turns, the clock sweeper, the queue gauges)."""
+a match service needs (bot turns, the clock sweeper, the archiver, the
+queue gauges)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,11 @@ from redis.exceptions import (
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from services import ai_service, match_service, matchmaking, rules_service
+from services import ai_service, archive_service, match_service, matchmaking, rules_service
 from services.ai_service import AIPool, Priority
+from services.archive.config import archive_for
+from services.archive.sql import ArchiveUnavailable, SchemaOutOfDate
+from services.archive.writer import OUTBOX_SECONDS, run_archive_gauges, run_archiver
 from services.auth import Authenticator
 from services.auth.guests import key_file_secret
 from services.auth.servicer import service as auth_service
@@ -45,7 +49,7 @@ from services.server import GRACE_SECONDS, Server, Service, build_server, split_
 from services.settings import Settings
 from services.web.server import WebServer
 
-SERVICE_NAMES = ("rules", "ai", "match", "matchmaking", "auth")
+SERVICE_NAMES = ("rules", "ai", "match", "matchmaking", "auth", "archive")
 AUTH_KEY = "auth-key"  # the guest signing key's name in the store
 GAUGE_SECONDS = 1.0
 # A runner waits on the store between decisions: a few per AI worker keep it busy.
@@ -190,7 +194,9 @@ class App:
         self.coordination = coordination or MemoryCoordination(
             visibility_timeout=timeout, lease=lease
         )
-        self.matches = Matches(self.coordination, self.settings)
+        # The archive, where a service reads it or the archiver writes it.
+        self.archive = archive_for(self.settings) if services else None
+        self.matches = Matches(self.coordination, self.settings, archive=self.archive)
         # One budget per client address for CreateMatch and matchmade matches.
         self.match_budget = per_minute(self.settings.matches_per_minute)
         self.matchmaker = Matchmaker(
@@ -248,6 +254,9 @@ class App:
             "match": lambda: match_service.service(self.matches, self.auth, self.match_budget),
             "matchmaking": lambda: matchmaking.service(self.matchmaker, self.auth),
             "auth": lambda: auth_service(self.auth),
+            "archive": lambda: archive_service.service(
+                self.archive, self.coordination, self.auth, settings
+            ),
         }
         services = [makers[name]() for name in self.services]
         if settings.rate_per_second is not None:
@@ -258,6 +267,7 @@ class App:
                 service.servicer.rate_limiter = limiter
         self._bind(services)
         await self._start_coordination()
+        await self._start_archive()
         if self.services:
             await self.auth.start()
         if self.uses_pool:
@@ -268,6 +278,12 @@ class App:
             await self.web.start()
         if "match" in self.services:
             self._spawn("sweeper", lambda: match_service.run_sweeper(self.matches, self._stop))
+        if self.archive is not None and "match" in self.services:
+            archive = self.archive
+            self._spawn("archiver", lambda: run_archiver(self.coordination, archive, self._stop))
+            self._spawn(
+                "archive gauges", lambda: run_archive_gauges(self.coordination, archive, self._stop)
+            )
         if "matchmaking" in self.services:
             self._spawn(
                 "matchmaker", lambda: matchmaking.run_matchmaker(self.matchmaker, self._stop)
@@ -339,6 +355,24 @@ class App:
         except (Unavailable, RedisError, RedisClusterException, OSError) as error:
             raise redis_refusal(url, error) from error
 
+    async def _start_archive(self) -> None:
+        """Connects to the archive (migrating an SQLite file); where this
+        process archives, enables the outbox before any match can end
+        (StartupError if the archive cannot be reached or is behind)."""
+        if self.archive is None:
+            return
+        try:
+            await self.archive.start()
+        except SchemaOutOfDate as error:
+            raise StartupError(
+                "the archive's schema is behind", str(error), "database_url"
+            ) from None
+        except ArchiveUnavailable as error:
+            where = f"cannot reach the archive at {self.archive.safe_url}"
+            raise StartupError(where, str(error), "database_url") from None
+        if "match" in self.services:
+            await self.coordination.enable_outbox(OUTBOX_SECONDS)
+
     def _spawn(self, name: str, task: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self._tasks.append(asyncio.create_task(task(), name=name))
 
@@ -376,4 +410,6 @@ class App:
             log.error("background task %s did not stop; cancelling it", task.get_name())
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.archive is not None:
+            await self.archive.close()
         await self.coordination.close()

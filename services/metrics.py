@@ -93,6 +93,32 @@ MATCH_REPLAYS = Counter(
     "meeple_match_replays_total",
     "Match states rebuilt by replaying their record (a miss of the state cache).",
 )
+ARCHIVE_WRITTEN = Counter(
+    "meeple_archive_written_total",
+    "Outbox entries this process archived, by kind (match, rating: a player's change).",
+    ["kind"],
+)
+ARCHIVE_WRITE_ERRORS = Counter(
+    "meeple_archive_write_errors_total",
+    "Archive writes that failed (their entries come back and are written again).",
+)
+ARCHIVE_WRITE_LAG_SECONDS = Histogram(
+    "meeple_archive_write_lag_seconds",
+    "From a match's end (or its ratings' update) to its archive write.",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900),
+)
+ARCHIVE_OUTBOX_ENTRIES = Gauge(
+    "meeple_archive_outbox_entries",
+    "Finished matches and rating updates in the outbox, not archived yet.",
+)
+ARCHIVE_SIZE_BYTES = Gauge(
+    "meeple_archive_size_bytes",
+    "The archive database's size (SQLite: its file; PostgreSQL: its tables).",
+)
+ARCHIVE_MATCHES = Gauge(
+    "meeple_archive_matches",
+    "Matches in the archive.",
+)
 
 
 def bot_label(spec: str) -> str:

@@ -105,8 +105,12 @@ class Settings:
     auth_jwks_cooldown: float = 10.0
     auth_leeway: float = 10.0
     # Where a server without Redis keeps what outlives it (the guest
-    # signing key): None keeps it in memory, for this process only.
+    # signing key, and the archive's SQLite file unless database_url is
+    # set): None keeps it in memory, for this process only.
     data_dir: str | None = None
+    # The archive's database (postgresql://… or sqlite:///…); None: the
+    # SQLite file in data_dir, or no archive without one.
+    database_url: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:

@@ -189,6 +189,14 @@ class ExportedFile:
     file_name: str
 
 
+FORMATS = (
+    archive_pb.EXPORT_FORMAT_MATCH_JSON,
+    archive_pb.EXPORT_FORMAT_GAME_RECORD_JSON,
+    archive_pb.EXPORT_FORMAT_GGF,
+    archive_pb.EXPORT_FORMAT_SGF,
+)
+
+
 def export_file(match: ArchivedMatch, export_format: int) -> ExportedFile:
     """The match in a meeple.v1.ExportFormat. EXPORT_FORMAT_UNSPECIFIED (or
     an unknown value) is ValueError; GGF and SGF of a game other than

@@ -16,6 +16,7 @@ game, ...; never a token nor a token's hash).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import random
@@ -27,6 +28,7 @@ from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
 from engine_core import Game, IllegalAction, State
+from services.archive.base import Archive
 from services.auth.identity import MAX_PLAYER_ID_CHARS, Identity, is_player_id
 from services.bot_specs import check_spec
 from services.convert import (
@@ -43,6 +45,7 @@ from services.convert import (
 )
 from services.coordination import BotJob, Coordination, Event, MatchData
 from services.coordination.memory import wall_ms
+from services.coordination.records import load_match
 from services.errors import (
     Aborted,
     BadRequest,
@@ -53,6 +56,7 @@ from services.errors import (
     Unauthenticated,
 )
 from services.match_service import clocks
+from services.match_service.replays import replayed_events
 from services.match_service.seat_tokens import holds, seat_token, token_hash
 from services.match_service.shared_waits import SharedWaits
 from services.match_service.states import StateCache
@@ -99,6 +103,8 @@ class Matches:
     # Each match's dice seed: its dice at ply p come from random.Random(f"{seed}:{p}").
     dice_seed: Callable[[], int] = lambda: secrets.randbits(64)
     waits: SharedWaits = field(init=False)  # the watchers' reads of event streams
+    # Where finished matches are read from once their live copy expired.
+    archive: Archive | None = None
 
     def __post_init__(self) -> None:
         self.waits = SharedWaits(self.coordination)
@@ -192,6 +198,7 @@ def finish(m: Matches, change: Change, state: State, reason: ms.EndReason, seat:
     data.end_reason = reason
     data.end_seat = seat
     data.ended_ms = change.now_ms
+    data.returns = end_returns(data, state)
     data.expires_ms = change.now_ms + round(m.settings.finished_retention * 1000)
     clocks.stop(data)
     change.add(data.ply, match_view(data, state), ended=ended_message(data, state))
@@ -531,8 +538,20 @@ async def submit_action(
     return response
 
 
+async def readable(m: Matches, match_id: str) -> tuple[MatchData, bool]:
+    """The match's record, from the store or, once its live copy expired,
+    from the archive; and whether it came from the archive."""
+    data = await m.coordination.load(match_id)
+    if data is not None:
+        return data, False
+    archived = await m.archive.match(match_id) if m.archive is not None else None
+    if archived is None:
+        raise NotFound(f"no match {match_id!r} (it may have expired)")
+    return load_match(archived.record), True
+
+
 async def get_match(m: Matches, match_id: str) -> ms.GetMatchResponse:
-    data = await load(m, match_id)
+    data, _ = await readable(m, match_id)
     state = await m.states.state(data)
     return ms.GetMatchResponse(match=match_message(data, state), record=record_message(data))
 
@@ -566,13 +585,18 @@ async def time_out(m: Matches, match_id: str) -> bool:
 async def watch(
     m: Matches, match_id: str, from_ply: int, poll_seconds: float = 1.0
 ) -> AsyncIterator[ms.WatchMatchResponse]:
-    """A snapshot of the match, then its events from ``from_ply`` until it ends."""
-    data = await load(m, match_id)
+    """A snapshot of the match, then its events from ``from_ply`` until it
+    ends (a match from the archive: its actions rebuilt from the record)."""
+    data, archived = await readable(m, match_id)
     if data.status == FINISHED and from_ply > data.ply:
         raise OutOfRange(f"from_ply: the match ended at ply {data.ply}, got {from_ply}")
     state = await m.states.state(data)
     snapshot = match_message(data, state)
     yield ms.WatchMatchResponse(ply=data.ply, snapshot=snapshot, view=snapshot.view)
+    if archived:
+        for replayed in await asyncio.to_thread(replayed_events, data, from_ply):
+            yield replayed
+        return
     batch = await m.coordination.read_events(match_id, from_ply)
     while True:
         for event in batch.events:
