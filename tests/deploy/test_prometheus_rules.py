@@ -54,6 +54,9 @@ def test_every_alert_has_a_unit_test_that_fires_it() -> None:
         "MeepleRPCLatencyP99High",
         "MeepleMatchmakingWaitHigh",
         "MeepleNoHealthyWorkers",
+        "MeepleArchiveBehind",
+        "MeepleArchiveWriteErrors",
+        "MeepleArchiveWriteLagHigh",
     } <= alerts
 
 
