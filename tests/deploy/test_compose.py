@@ -47,8 +47,10 @@ def test_compose_is_valid_against_the_compose_spec() -> None:
 
 
 def serves_match(service: dict[str, Any]) -> bool:
+    """Whether it runs the match service (or the archive service, which reads
+    the archive)."""
     command, *rest = service["command"]
-    return command == "up" or (command == "serve" and "match" in rest)
+    return command == "up" or (command == "serve" and bool({"match", "archive"} & set(rest)))
 
 
 def test_the_split_topology_on_one_image() -> None:

@@ -21,6 +21,7 @@ import yaml
 from google.protobuf.descriptor import ServiceDescriptor
 from meeple.v1 import (
     ai_service_pb2,
+    archive_service_pb2,
     auth_service_pb2,
     match_service_pb2,
     matchmaking_service_pb2,
@@ -53,6 +54,7 @@ PUBLIC_SERVICES: dict[str, ServiceDescriptor] = {
     "match": match_service_pb2.DESCRIPTOR.services_by_name["MatchService"],
     "matchmaking": matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"],
     "auth": auth_service_pb2.DESCRIPTOR.services_by_name["AuthService"],
+    "archive": archive_service_pb2.DESCRIPTOR.services_by_name["ArchiveService"],
 }
 PROD = K8S / "overlays" / "prod"
 DATABASE_URL = "MEEPLE_DATABASE_URL"
@@ -378,14 +380,16 @@ def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def runs_match(container: dict[str, Any]) -> bool:
-    """Whether the container runs the match service (``meeple up`` does too)."""
-    return container["args"][0] == "up" or "match" in served_by(container)
+    """Whether the container runs the match service (``meeple up`` does too),
+    or the archive service, which reads the archive."""
+    return container["args"][0] == "up" or bool({"match", "archive"} & set(served_by(container)))
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_every_pod_that_runs_match_archives_through_the_secret(overlay: str) -> None:
     """MEEPLE_DATABASE_URL from meeple-secrets on every container that runs
-    the match service (match, web), and on no other pod's."""
+    the match service (match, web) or the archive service (web), and on no
+    other pod's."""
     resources = render(overlay)
     deployments = of_kind(resources, "Deployment")
     archiving = {name for name, d in deployments.items() if runs_match(containers(d)[0])}
