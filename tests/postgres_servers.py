@@ -196,8 +196,7 @@ class PostgresServer:
         tail = _log_tail(self.log)
         self.stop(remove=False)
         raise RuntimeError(
-            f"postgres did not start on port {self.port} within {START_SECONDS} s; "
-            f"its log:\n{tail}"
+            f"postgres did not start on port {self.port} within {START_SECONDS} s; its log:\n{tail}"
         )
 
     def _admin(self, *statements: str) -> None:
