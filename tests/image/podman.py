@@ -21,13 +21,17 @@ IMAGE = "localhost/meeple:ci"
 WEB_STAGE = "localhost/meeple-web-stage:ci"
 PROJECT = "meeple-ci"
 # Every service of compose.yaml but Grafana, which Debian does not package.
-SERVICES = ("redis", "rules", "match", "matchmaker", "worker", "web", "prometheus")
+SERVICES = (
+    "redis", "postgres", "migrate", "rules", "match", "matchmaker", "worker", "web", "prometheus",
+)  # fmt: skip
 REPLICAS = {"match": 2, "worker": 3}
 UNCHECKED = {"prometheus"}  # compose declares no healthcheck for it: the tests query it
+ONE_SHOT = {"migrate"}  # runs to its end: done once it exited 0
 
 
 def standin(name: str) -> str:
-    """The stand-in base image for ``name`` (python, node, redis, prometheus)."""
+    """The stand-in base image for ``name`` (python, node, redis, postgres,
+    prometheus)."""
     variable = f"MEEPLE_STANDIN_{name.upper()}"
     image = os.environ.get(variable)
     assert image, f"{variable} is not set: run the image job with .ci/image-job"
@@ -91,11 +95,16 @@ class Compose:
             name: free_port() for name in ("WEB", "GRPC", "RULES", "PROMETHEUS")
         }
     )
+    # Matches the tests saw finish: by id, and how many more (a loadtest's,
+    # whose ids it does not report). Every one must reach the archive.
+    finished: set[str] = field(default_factory=set)
+    finished_unnamed: int = 0
 
     def env(self) -> dict[str, str]:
         return {
             "MEEPLE_IMAGE": IMAGE,
             "MEEPLE_REDIS_IMAGE": standin("redis"),
+            "MEEPLE_POSTGRES_IMAGE": standin("postgres"),
             "MEEPLE_PROMETHEUS_IMAGE": standin("prometheus"),
             # A killed worker's bot turn comes back within seconds, not a minute.
             "MEEPLE_BOT_VISIBILITY_TIMEOUT": "5",
@@ -144,16 +153,28 @@ class Compose:
     def state(self, container: str) -> str:
         return podman("inspect", "--format", "{{.State.Status}}", container).strip()
 
+    def exit_code(self, container: str) -> int:
+        return int(podman("inspect", "--format", "{{.State.ExitCode}}", container))
+
     def wait_healthy(self, seconds: float = 120) -> None:
         """Waits until each container is running and its healthcheck (the
         one compose declares; podman runs it on demand here, with no systemd
-        timer to run it) passes; a failure names the container and its logs."""
+        timer to run it) passes, and each one-shot container has exited 0; a
+        failure names the container and its logs."""
         deadline = time.monotonic() + seconds
         waiting = self.containers()
         while waiting:
             container = waiting[0]
+            service = container.split("_")[1]
+            if service in ONE_SHOT:
+                state = self.state(container)
+                if state == "exited":
+                    code = self.exit_code(container)
+                    assert code == 0, f"{container} exited {code}:\n{self.logs(container)}"
+                    waiting.pop(0)
+                    continue
             healthy = self.state(container) == "running" and (
-                container.split("_")[1] in UNCHECKED
+                service in UNCHECKED
                 or subprocess.run(
                     ["podman", "healthcheck", "run", container],
                     capture_output=True,

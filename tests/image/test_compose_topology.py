@@ -5,8 +5,9 @@ with podman-compose (every service but Grafana). Through the published
 ports only: the page over HTTP, ``meeple loadtest`` with server bots across
 every game, a matchmaking run with client bots, clients playing while one
 match replica and one worker are killed (every acknowledged action in the
-final records once), the rules container validating those records, and
-Prometheus scraping every container with every rule evaluated. Identities
+final records once), the rules container validating those records,
+Prometheus scraping every container with every rule evaluated, and every
+finished match in the archive's PostgreSQL once (read there with psql). Identities
 are on, as compose runs them: players are guests signed in on the web
 entry's AuthService, whose tokens every match replica accepts (the key is
 shared in Redis). The entry allows 30 guest sign-ins a minute per address
@@ -133,6 +134,7 @@ def test_a_loadtest_with_server_bots_across_every_game(topology: Compose, tmp_pa
     report = loadtest(topology, tmp_path, "--game", "all", "--matches", "12",
                       "--concurrency", "4", "--bots", "server", "--spectators", "1")  # fmt: skip
     assert report["matches"]["completed"] == 12
+    topology.finished_unnamed += report["matches"]["completed"]
 
 
 def test_matchmaking_with_client_bots(topology: Compose, tmp_path: Path) -> None:
@@ -141,6 +143,7 @@ def test_matchmaking_with_client_bots(topology: Compose, tmp_path: Path) -> None
                       "--concurrency", "2", "--bots", "client", "--matchmaking")  # fmt: skip
     assert report["matches"]["completed"] == 8
     assert report["assignment"]["count"] >= 8
+    topology.finished_unnamed += report["matches"]["completed"]
 
 
 def test_prometheus_scrapes_every_container_and_evaluates_every_rule(topology: Compose) -> None:
@@ -201,6 +204,7 @@ def test_killing_a_match_replica_and_a_worker_loses_nothing(topology: Compose) -
         assert not client.is_alive(), f"{client.match_id}: the client still plays after 180 s"
         assert client.error is None, f"{client.match_id}: {client.error!r}"
     final = await_finished(stubs[1:], ids, seconds=120)
+    topology.finished |= set(final)
     check_records(stubs[1:], final)
     check_acknowledged(clients, final)
     assert all(client.acknowledged for client in clients)
@@ -213,6 +217,38 @@ def test_killing_a_match_replica_and_a_worker_loses_nothing(topology: Compose) -
     for container in killed:  # back as an operator would bring them
         podman("start", container)
     topology.wait_healthy(60)
+
+
+def archived_match_ids(topology: Compose) -> list[str]:
+    """Every match_id of the archive's matches table, read in PostgreSQL
+    itself (psql in its container, as the database's user)."""
+    query = "select match_id from matches"
+    out = podman("exec", topology.container("postgres"), "psql", "-U", "meeple", "-d", "meeple",
+                 "-v", "ON_ERROR_STOP=1", "-tAc", query)  # fmt: skip
+    return out.split()
+
+
+def test_every_finished_match_is_archived_once(topology: Compose) -> None:
+    """Every match the tests saw finish (the killed replica's included) is
+    in PostgreSQL, once, and no other: the match replicas drain the outbox
+    shortly after each end (the kill test's matches, the last to end, within
+    seconds)."""
+    expected = len(topology.finished) + topology.finished_unnamed
+    assert topology.finished, "no finished match to look for (the earlier tests failed?)"
+    deadline = time.monotonic() + 20
+    while True:
+        ids = archived_match_ids(topology)
+        if (topology.finished <= set(ids) and len(ids) >= expected) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    duplicates = sorted({match_id for match_id in ids if ids.count(match_id) > 1})
+    assert duplicates == [], duplicates
+    missing = sorted(topology.finished - set(ids))
+    assert missing == [], f"{len(missing)} finished matches not archived after 20 s: {missing}"
+    assert len(ids) == expected, (
+        f"{len(ids)} matches archived; the tests finished {expected} "
+        f"({len(topology.finished)} by id, {topology.finished_unnamed} in loadtests)"
+    )
 
 
 def test_no_container_logged_a_traceback(topology: Compose) -> None:
