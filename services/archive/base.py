@@ -3,6 +3,7 @@ store. ``sql.SqlArchive`` implements it on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from services.archive.records import (
@@ -13,6 +14,16 @@ from services.archive.records import (
     RatingChange,
     Tally,
 )
+
+
+@dataclass(frozen=True)
+class MatchSpan:
+    """How many matches ended in a range of time, and the first and last end
+    times among them (None when there are none)."""
+
+    matches: int
+    oldest_ms: int | None
+    newest_ms: int | None
 
 
 class Archive(Protocol):
@@ -56,6 +67,11 @@ class Archive(Protocol):
     async def prune(self, before_ms: int) -> int:
         """Deletes the matches that ended before ``before_ms``, with their
         seats and rating changes; how many matches it deleted."""
+        ...
+
+    async def span(self, before_ms: int | None = None) -> MatchSpan:
+        """The matches that ended before ``before_ms`` (None: every match):
+        what ``prune(before_ms)`` would delete."""
         ...
 
     async def size(self) -> ArchiveSize: ...

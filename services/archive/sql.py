@@ -27,6 +27,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from services.archive import schema
+from services.archive.base import MatchSpan
 from services.archive.database import (
     CONNECT_TIMEOUT,
     HEAD,
@@ -252,6 +253,17 @@ class SqlArchive:
             return int(deleted.rowcount)
 
     # Reads.
+
+    async def span(self, before_ms: int | None = None) -> MatchSpan:
+        matches = schema.matches
+        query = sa.select(
+            sa.func.count(), sa.func.min(matches.c.ended_ms), sa.func.max(matches.c.ended_ms)
+        )
+        if before_ms is not None:
+            query = query.where(matches.c.ended_ms < before_ms)
+        async with self._connection() as connection:
+            count, oldest, newest = (await connection.execute(query)).one()
+        return MatchSpan(matches=int(count), oldest_ms=oldest, newest_ms=newest)
 
     async def match(self, match_id: str) -> ArchivedMatch | None:
         async with self._connection() as connection:

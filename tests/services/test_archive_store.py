@@ -4,10 +4,11 @@ database per test): matches and rating changes read back exactly as
 written, writes are idempotent (whatever the second payload says), a
 player's lists filter and page latest first, each match exactly once, with
 ties on the end time ordered by match id, tallies count every page, prune
-deletes old matches with their seats and rating changes, and a database
-that cannot be reached is an ArchiveUnavailable, quickly, without the
-password. A property test compares lists and tallies with a plain-Python
-filter over random small archives."""
+deletes old matches with their seats and rating changes (and span counts
+them beforehand), and a database that cannot be reached is an
+ArchiveUnavailable, quickly, without the password. A property test
+compares lists and tallies with a plain-Python filter over random small
+archives."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from meeple.v1 import match_service_pb2 as pb
 
+from services.archive.base import MatchSpan
 from services.archive.database import engine_url, sqlite_url
 from services.archive.records import (
     ArchivedMatch,
@@ -385,6 +387,21 @@ def test_prune_deletes_old_matches_with_their_seats_and_rating_changes(archive_u
         # Its seats went with it: the same id can be archived anew.
         await archive.write([old[0]], [])
         assert await archive.match("old0") == old[0]
+
+    with_archive(archive_url, body)
+
+
+def test_span_counts_what_prune_would_delete(archive_url: str) -> None:
+    matches = [win(f"m{i}", BASE_MS + i * 10) for i in range(6)]
+
+    async def body(archive: SqlArchive) -> None:
+        assert await archive.span() == MatchSpan(0, None, None)
+        await archive.write(matches, [])
+        assert await archive.span() == MatchSpan(6, BASE_MS, BASE_MS + 50)
+        assert await archive.span(BASE_MS + 30) == MatchSpan(3, BASE_MS, BASE_MS + 20)
+        assert await archive.span(BASE_MS) == MatchSpan(0, None, None)
+        assert await archive.prune(BASE_MS + 30) == 3
+        assert await archive.span() == MatchSpan(3, BASE_MS + 30, BASE_MS + 50)
 
     with_archive(archive_url, body)
 
