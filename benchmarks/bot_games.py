@@ -78,7 +78,7 @@ def main() -> None:
             redis = RedisServer(Path(folder))
             stack.callback(redis.stop)
             match = Meeple(
-                "serve", "match", "--port", "0", "--metrics-port", "0", "--redis", redis.url,
+                "serve", "match", "auth", "--port", "0", "--metrics-port", "0", "--redis", redis.url,
                 env=SETTINGS,
             )  # fmt: skip
             stack.callback(match.stop)

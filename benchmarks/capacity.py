@@ -203,7 +203,7 @@ def pin_workers(workers: list[Meeple], cores: int) -> str:
 def redis_bots(game: str, matches: int, warm: int, workers: int, pinning: bool) -> Measured:
     with redis_server() as redis, ExitStack() as stack:
         assert redis.process is not None
-        match = start(stack, "serve", "match", "--port", "0", "--redis", redis.url)
+        match = start(stack, "serve", "match", "auth", "--port", "0", "--redis", redis.url)
         pool = [start(stack, "worker", "--redis", redis.url) for _ in range(workers)]
         pinned = ""
         cores = usable_cores()
