@@ -78,8 +78,8 @@ def main() -> None:
             redis = RedisServer(Path(folder))
             stack.callback(redis.stop)
             match = Meeple(
-                "serve", "match", "auth", "--port", "0", "--metrics-port", "0", "--redis", redis.url,
-                env=SETTINGS,
+                "serve", "match", "auth", "--port", "0", "--metrics-port", "0",
+                "--redis", redis.url, env=SETTINGS,
             )  # fmt: skip
             stack.callback(match.stop)
             for _ in range(workers):
