@@ -16,6 +16,7 @@ import asyncio
 import random
 import sqlite3
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -447,10 +448,23 @@ def test_an_unreachable_postgresql_is_unavailable_at_once() -> None:
 
 
 def test_an_unreachable_sqlite_file_is_unavailable(tmp_path: Path) -> None:
-    archive = SqlArchive(sqlite_url(tmp_path / "no" / "such" / "folder"), migrate=True)
-    with pytest.raises(ArchiveUnavailable, match="unable to open database file"):
-        asyncio.run(asyncio.wait_for(archive.start(), SECONDS))
-    asyncio.run(archive.close())
+    async def attempt() -> None:
+        archive = SqlArchive(sqlite_url(tmp_path / "no" / "such" / "folder"), migrate=True)
+        try:
+            with pytest.raises(ArchiveUnavailable, match="unable to open database file"):
+                await asyncio.wait_for(archive.start(), SECONDS)
+        finally:
+            await archive.close()
+            # aiosqlite stops a connection that failed to open without waiting
+            # for its thread, which then reports to this loop: keep the loop
+            # open until it has (a closed one makes that thread fail in a
+            # later test).
+            while any(
+                "_connection_worker_thread" in thread.name for thread in threading.enumerate()
+            ):
+                await asyncio.sleep(0.01)
+
+    asyncio.run(asyncio.wait_for(attempt(), SECONDS))
 
 
 def test_a_postgresql_that_goes_away_is_unavailable_until_it_is_back(tmp_path: Path) -> None:
