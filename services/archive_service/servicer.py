@@ -55,6 +55,19 @@ def game_of(kind: pb.GameKind, required: bool = False) -> str | None:
     return wire.name
 
 
+LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second a Timestamp may hold
+
+
+def time_ms(request: ar.ListPlayerMatchesRequest, field: str) -> int | None:
+    """A time bound of the request in epoch ms (None: unset)."""
+    if not request.HasField(field):
+        return None
+    stamp = getattr(request, field)
+    if not 0 <= stamp.seconds <= LAST_SECOND or not 0 <= stamp.nanos < 1_000_000_000:
+        raise BadRequest(f"{field}: a time from 1970 to 9999")
+    return int(stamp.ToMilliseconds())
+
+
 def checked_player(player_id: str, field: str = "player_id") -> str:
     if not is_player_id(player_id):
         raise BadRequest(f"{field}: a player id (1 to 64 printable characters)")
@@ -107,12 +120,8 @@ class ArchiveServicer(Servicer, ar_grpc.ArchiveServiceServicer):
             player_id=player,
             game=game_of(request.game),
             outcome=OUTCOME_OF.get(request.outcome) if request.outcome else None,
-            ended_after_ms=(
-                request.ended_after.ToMilliseconds() if request.HasField("ended_after") else None
-            ),
-            ended_before_ms=(
-                request.ended_before.ToMilliseconds() if request.HasField("ended_before") else None
-            ),
+            ended_after_ms=time_ms(request, "ended_after"),
+            ended_before_ms=time_ms(request, "ended_before"),
         )
         if request.outcome and where.outcome is None:
             raise BadRequest("outcome: MATCH_OUTCOME_WIN, _LOSS or _DRAW")

@@ -3,7 +3,7 @@ request never gets INTERNAL (or UNKNOWN), never crashes the server, and a
 rejected one changes nothing. The identity messages (AuthService's, a
 ticket's party passes, a seat reserved for a player) are fuzzed on a server
 of their own, with real tokens and passes to mutate, and so are bearer
-tokens themselves."""
+tokens themselves, and the archive's requests on a server that keeps one."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from meeple.v1 import ai_service_pb2 as ai
+from meeple.v1 import archive_service_pb2 as ar
 from meeple.v1 import auth_service_pb2 as auth
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
@@ -403,3 +405,76 @@ def test_a_deeply_nested_token_header_is_unauthenticated(identity_server: Served
         deep = f"{b64(opening * 1100)}.e30.c2ln"  # past the recursion limit, within 8 KiB
         codes = bearer_outcomes(identity_server, f"Bearer {deep}")
         assert codes == {grpc.StatusCode.UNAUTHENTICATED}, opening
+
+
+# --- the archive ------------------------------------------------------------------------
+
+ARCHIVE = {
+    "/meeple.v1.ArchiveService/ListPlayerMatches": ar.ListPlayerMatchesRequest(
+        player_id="tester",
+        game=pb.GAME_KIND_OTHELLO,
+        outcome=ar.MATCH_OUTCOME_LOSS,
+        ended_after=Timestamp(seconds=1),
+        ended_before=Timestamp(seconds=4_000_000_000),
+        page_size=5,
+        page_token="1796222089787.0123456789abcdef",
+    ),
+    "/meeple.v1.ArchiveService/GetRatingHistory": ar.GetRatingHistoryRequest(
+        player_id="tester", game=pb.GAME_KIND_OTHELLO, page_size=3
+    ),
+    "/meeple.v1.ArchiveService/GetHeadToHead": ar.GetHeadToHeadRequest(
+        player_id="tester", opponent_id="other", game=pb.GAME_KIND_ROLIT, page_size=2
+    ),
+    "/meeple.v1.ArchiveService/ExportMatch": ar.ExportMatchRequest(
+        match_id="0123456789abcdef", format=ar.EXPORT_FORMAT_GGF
+    ),
+    "/meeple.v1.ArchiveService/ExportPlayerMatches": ar.ExportPlayerMatchesRequest(
+        player_id="tester", game=pb.GAME_KIND_OTHELLO
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def archive_channel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[grpc.Channel]:
+    """A server that archives, with finished matches in its archive (and
+    the match ids of the requests above, one of them finished)."""
+    settings = Settings(data_dir=str(tmp_path_factory.mktemp("archive")))
+    with serving(settings, workers=1) as served:
+        matches = ms_grpc.MatchServiceStub(served.channel)
+        for kind in (pb.GAME_KIND_OTHELLO, pb.GAME_KIND_VOLLEYBALL):
+            seats = [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN), ms.SeatConfig(kind=ms.SEAT_KIND_BOT)]
+            request = ms.CreateMatchRequest(config=pb.GameConfig(kind=kind), seats=seats)
+            match = matches.CreateMatch(request).match
+            token = matches.JoinMatch(ms.JoinMatchRequest(match_id=match.match_id, seat=0))
+            resign = ms.ResignRequest(match_id=match.match_id)
+            matches.Resign(resign, metadata=[(TOKEN, token.seat_token)])
+        yield served.channel
+
+
+def call_archive(channel: grpc.Channel, method: str, payload: bytes) -> None:
+    if method.endswith("ExportPlayerMatches"):
+        stream = channel.unary_stream(method, request_serializer=None, response_deserializer=None)
+        for _ in stream(payload, timeout=60):
+            pass
+        return
+    call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
+    call(payload, timeout=60)
+
+
+@pytest.mark.parametrize("method", sorted(ARCHIVE))
+@FUZZ
+@given(noise=st.binary(max_size=200))
+def test_random_archive_requests_never_get_internal(
+    archive_channel: grpc.Channel, method: str, noise: bytes
+) -> None:
+    assert outcome(lambda: call_archive(archive_channel, method, noise)) not in FORBIDDEN
+
+
+@pytest.mark.parametrize("method", sorted(ARCHIVE))
+@FUZZ
+@given(edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), max_size=6))
+def test_mutated_archive_requests_never_get_internal(
+    archive_channel: grpc.Channel, method: str, edits: list[tuple[int, int]]
+) -> None:
+    payload = mutate(ARCHIVE[method].SerializeToString(), edits)
+    assert outcome(lambda: call_archive(archive_channel, method, payload)) not in FORBIDDEN
