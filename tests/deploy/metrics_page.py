@@ -3,6 +3,9 @@ what it offers, and ``meeple up`` started as a user starts it."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -35,8 +38,13 @@ class Served:
 
 
 def start_meeple_up() -> Served:
-    """``meeple up`` on free ports (its web port too, 8080 by default)."""
-    return Served(Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", env=QUIET))
+    """``meeple up`` on free ports (its web port too, 8080 by default), with
+    a data directory of its own (its guest key and its SQLite archive),
+    removed at exit, rather than the user's."""
+    data_dir = tempfile.mkdtemp(prefix="meeple-up-")
+    atexit.register(shutil.rmtree, data_dir, ignore_errors=True)
+    env = {**QUIET, "MEEPLE_DATA_DIR": data_dir}
+    return Served(Meeple("up", "--port", "0", "--metrics-port", "0", "--web-port", "0", env=env))
 
 
 def exported_names(page: str) -> set[str]:
