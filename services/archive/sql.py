@@ -48,6 +48,7 @@ from services.archive.records import (
     RatingChange,
     Tally,
 )
+from services.errors import Unavailable
 
 MIGRATE_COMMAND = "meeple archive migrate"
 # Each connection of an SQLite archive: write-ahead logging (readers never
@@ -61,10 +62,10 @@ SQLITE_PRAGMAS = (
 )
 
 
-class ArchiveUnavailable(Exception):
+class ArchiveUnavailable(Unavailable):
     """The archive's database cannot be reached, or failed while it was used
     (connection refused or lost, a timeout, SQLite's file locked or not
-    writable): try again later."""
+    writable): try again later (UNAVAILABLE to clients)."""
 
 
 class SchemaOutOfDate(RuntimeError):
