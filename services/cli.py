@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 import typer.core
 
+from services.cli_archive import archive_app
 from services.stop_signals import StopSignals
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ai.tournament import GameResult, TournamentResult
 
 app = typer.Typer(help="meeple: tabletop game engines with AI opponents.", no_args_is_help=True)
+app.add_typer(archive_app, name="archive")
 
 
 @functools.cache
@@ -386,6 +388,8 @@ async def _run_app(
             print(f"meeple {label} running, coordination in {where}", flush=True)
         if app_.web is not None:
             print(f"web page: http://{host}:{app_.web_port}/", flush=True)
+        if app_.archive is not None:
+            print(f"archive: {app_.archive.safe_url}", flush=True)
         metrics = f"http://{host}:{app_.metrics_port}/metrics"
         print(f"metrics: {metrics} (Ctrl-C or SIGTERM stops)", flush=True)
         await stopping.wait()
@@ -443,9 +447,10 @@ def up(
     signals: StopSignals = ctx.meta[STOP_SIGNALS_KEY]
     from services.app import SERVICE_NAMES
 
+    names = [{"ai": "AI"}.get(name, name) for name in SERVICE_NAMES]
     _serve(
         signals,
-        "rules, AI, match, matchmaking and auth services",
+        ", ".join(names[:-1]) + f" and {names[-1]} services",
         f"{host}:{port}",
         metrics_port,
         workers=workers,
@@ -465,7 +470,7 @@ def serve(
         list[str],
         typer.Argument(
             metavar="SERVICE...",
-            help="One or more of rules, ai, match, matchmaking, auth.",
+            help="One or more of rules, ai, match, matchmaking, auth, archive.",
         ),
     ],
     host: HostOption = "127.0.0.1",
