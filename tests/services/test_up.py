@@ -41,15 +41,27 @@ def refused(*args: str) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def test_meeple_up_serves_and_stops_on_sigterm() -> None:
-    process = start("up", "--port", "0", "--metrics-port", "0", "--web-port", "0")
+def test_meeple_up_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
+    process = start(
+        "up", "--port", "0", "--metrics-port", "0", "--web-port", "0",
+        "--data-dir", str(tmp_path),
+    )  # fmt: skip
     try:
         assert process.stdout is not None
+        # Log lines may come first (stderr is merged: the new archive's migration).
         line = process.stdout.readline()
-        port = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        while line and "listening on" not in line:
+            line = process.stdout.readline()
+        port = re.search(
+            r"^meeple rules, AI, match, matchmaking, auth and archive services "
+            r"listening on 127\.0\.0\.1:(\d+), coordination in memory$",
+            line,
+        )
         assert port, line
         web = re.search(r"web page: (http://127\.0\.0\.1:\d+/)", process.stdout.readline())
         assert web, "no web page address"
+        archive = f"archive: sqlite:///{tmp_path.absolute()}/archive.sqlite3\n"
+        assert process.stdout.readline() == archive
         assert "metrics: http://127.0.0.1:" in process.stdout.readline()
         new_game = urllib.request.Request(
             web.group(1) + "meeple.v1.RulesService/NewGame",
@@ -98,7 +110,9 @@ def test_meeple_serve_runs_several_services_on_one_port() -> None:
 def test_meeple_serve_refuses_unknown_or_repeated_services() -> None:
     for services in (["chess"], ["rules", "rules"]):
         result = refused("serve", *services)
-        assert "give each of rules, ai, match, matchmaking, auth at most once" in result.stderr
+        assert "give each of rules, ai, match, matchmaking, auth, archive at most once" in (
+            result.stderr
+        )
 
 
 def test_web_origins_come_from_the_environment_and_bad_ones_are_refused() -> None:
