@@ -437,7 +437,8 @@ def up(
         typer.Option(
             envvar="MEEPLE_DATA_DIR",
             help="Where the guest signing key is kept without Redis, so that sessions "
-            "outlive the process.",
+            "outlive the process, and the archive's SQLite file (archive.sqlite3) unless "
+            "MEEPLE_DATABASE_URL names another database.",
         ),
     ] = DEFAULT_DATA_DIR,
 ) -> None:

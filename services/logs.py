@@ -103,3 +103,6 @@ def configure_logging(level: str, fmt: str, stream: TextIO | None = None) -> Non
         old.close()
     root.addHandler(handler)
     root.setLevel(number)
+    # Alembic tells at INFO which dialect it runs on and each step it takes:
+    # noise at every start of a server; its warnings still show.
+    logging.getLogger("alembic").setLevel(max(number, logging.WARNING))
