@@ -3,6 +3,7 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { AIService } from "./gen/meeple/v1/ai_service_pb";
+import { ArchiveService } from "./gen/meeple/v1/archive_service_pb";
 import { AuthService } from "./gen/meeple/v1/auth_service_pb";
 import { MatchService } from "./gen/meeple/v1/match_service_pb";
 import { RulesService } from "./gen/meeple/v1/rules_service_pb";
@@ -23,6 +24,7 @@ export const matches = createClient(MatchService, transport);
 export const rules = createClient(RulesService, transport);
 export const ai = createClient(AIService, transport);
 export const auth = createClient(AuthService, transport);
+export const archive = createClient(ArchiveService, transport);
 
 // Calls that act for the player add its bearer token (see identity.ts).
 

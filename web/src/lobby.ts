@@ -10,10 +10,10 @@ import { identity } from "./identity";
 
 const PAGE_SIZE = 10;
 
-/** The match id in an id or a link to the page (…#/join/ID, #/play/ID, #/watch/ID). */
+/** The match id in an id or a link to the page (…#/join/ID, #/play/ID, #/watch/ID, #/replay/ID). */
 export function matchIdOf(text: string): string {
   const trimmed = text.trim();
-  const found = /#\/(?:join|play|watch)\/([^/?#\s]+)/.exec(trimmed);
+  const found = /#\/(?:join|play|watch|replay)\/([^/?#\s]+)/.exec(trimmed);
   return found ? decodeURIComponent(found[1]!) : trimmed;
 }
 

@@ -1,6 +1,6 @@
-// The page: a home (your name, new match, join, live matches), a match view
-// and the name page, chosen by the address's fragment: #/play/ID,
-// #/watch/ID, #/join/ID, #/name.
+// The page: a home (your name, new match, join, live matches, my games), a
+// match view, a finished match's replay and the name page, chosen by the
+// address's fragment: #/play/ID, #/watch/ID, #/join/ID, #/replay/ID, #/name.
 import { matches } from "./api";
 import { createForm } from "./create";
 import { alertError, el, replace } from "./dom";
@@ -8,6 +8,8 @@ import { describeError } from "./errors";
 import { asPlayer, identity, onIdentityChange } from "./identity";
 import { joinForm, liveMatches } from "./lobby";
 import { showMatch } from "./match";
+import { myGames } from "./mygames";
+import { showReplay } from "./replay";
 import { drawIdentity, nameForm } from "./signin";
 import { holdSeat } from "./tokens";
 
@@ -26,7 +28,7 @@ async function route(): Promise<void> {
   alertError(null);
   const routing = ++routings;
   const current = (): boolean => routing === routings;
-  const [, page, id] = /^#\/(play|watch|join)\/(.+)$/.exec(location.hash) ?? [];
+  const [, page, id] = /^#\/(play|watch|join|replay)\/(.+)$/.exec(location.hash) ?? [];
   const matchId = id ? decodeURIComponent(id) : "";
   try {
     if (pageOf(location.hash) === "name") {
@@ -34,8 +36,9 @@ async function route(): Promise<void> {
     } else if (page === "join") {
       await join(matchId, current);
       return;
-    } else if (page === "play" || page === "watch") {
-      const stop = await showMatch(main, matchId, page === "play", current);
+    } else if (page === "play" || page === "watch" || page === "replay") {
+      const stop =
+        page === "replay" ? await showReplay(main, matchId, current) : await showMatch(main, matchId, page === "play", current);
       if (current()) leave = stop;
       else stop();
       return;
@@ -44,7 +47,7 @@ async function route(): Promise<void> {
       const signIn =
         identity() === null &&
         nameForm({ intro: "Choose the name shown on your seats: creating or joining a match needs one (watching does not)." });
-      replace(main, heading, el("div", { class: "home" }, signIn, createForm(), joinForm(), liveMatches()));
+      replace(main, heading, el("div", { class: "home" }, signIn, createForm(), joinForm(), liveMatches(), identity() !== null && myGames()));
     }
   } catch (error) {
     if (!current()) return;

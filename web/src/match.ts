@@ -3,10 +3,7 @@
 // turns, hints, resigning), the moves so far, and the live connection.
 import { create } from "@bufbuild/protobuf";
 import { HINT_TIMEOUT_MS, ai, asSeat, matches, rules } from "./api";
-import { arenaBoard } from "./boards/arena";
-import { type Board, type Turn, sameAction } from "./boards/board";
-import { courtBoard } from "./boards/court";
-import { gridBoard } from "./boards/grid";
+import { type Turn, sameAction } from "./boards/board";
 import { Clocks, formatClock } from "./clocks";
 import { alertError, announce, button, el, field, replace, select } from "./dom";
 import { describeError } from "./errors";
@@ -20,7 +17,6 @@ import {
   GamePhase,
 } from "./gen/meeple/v1/game_pb";
 import {
-  EndReason,
   type Match,
   type MatchEnded,
   MatchStatus,
@@ -30,23 +26,13 @@ import {
 import type { ListLegalActionsResponse } from "./gen/meeple/v1/rules_service_pb";
 import { asPlayer, identity, withPlayer } from "./identity";
 import { heldSeat, holdSeat, type SeatHeld } from "./tokens";
+import { noteMatchEnded } from "./mygames";
+import { showReplay } from "./replay";
+import { newBoard, resultText } from "./view";
 import { follow } from "./watch";
 
 const LOG_LENGTH = 30;
 const PLAYBACK_KEY = "meeple:playback";
-
-function newBoard(view: GameView): Board {
-  switch (view.position.case) {
-    case "grid":
-      return gridBoard();
-    case "court":
-      return courtBoard();
-    case "arena":
-      return arenaBoard();
-    default:
-      throw new Error("the server sent no position to draw");
-  }
-}
 
 /** Shows match `matchId` in `root`, to play it (`asked`, or when the
  * signed-in player holds a seat) or to watch it; returns what stops it.
@@ -59,6 +45,11 @@ export async function showMatch(
 ): Promise<() => void> {
   const stop = new AbortController();
   const first = await matches.getMatch({ matchId });
+  if (first.match?.status === MatchStatus.FINISHED) {
+    // A finished match opens as its replay (its link, shared after the game).
+    history.replaceState(null, "", `#/replay/${encodeURIComponent(matchId)}`);
+    return showReplay(root, matchId, current, first);
+  }
   let match: Match = first.match!;
   let record: GameRecord | null = first.record ?? null;
   let view: GameView = match.view!;
@@ -225,25 +216,14 @@ export async function showMatch(
       open && button("Copy link", () => void navigator.clipboard?.writeText(link)),
       playing && !held && hasOpenSeat() && button("Take a free seat", () => void join()),
       playing && !held && el("p", {}, "You hold no seat in this match: you are watching it."),
+      match.status === MatchStatus.FINISHED && el("a", { href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match"),
     );
   }
 
   /** A seat's name, with "(you)" for the viewer's. */
   const who = (seat: number): string => (mySeat() === seat ? `${name(seat)} (you)` : name(seat));
 
-  function result(ended: MatchEnded | undefined): string {
-    if (!ended) return "The match is over.";
-    if (ended.reason === EndReason.RESIGNATION) return `${who(ended.seat ?? 0)} resigned. ${winners(ended)}`;
-    if (ended.reason === EndReason.TIMEOUT) return `${who(ended.seat ?? 0)} ran out of time. ${winners(ended)}`;
-    return `Game over: ${winners(ended)}`;
-  }
-
-  function winners(ended: MatchEnded): string {
-    const best = Math.max(...ended.returns);
-    const won = ended.returns.flatMap((value, seat) => (value === best ? [seat] : []));
-    if (won.length === ended.returns.length) return "a draw.";
-    return `${won.map(who).join(" and ")} ${won.length === 1 ? "wins" : "share the win"}.`;
-  }
+  const result = (ended: MatchEnded | undefined): string => resultText(ended, who);
 
   function drawTurn(): void {
     const mine = myTurn() && legal !== null && !busy;
@@ -374,6 +354,7 @@ export async function showMatch(
         if (shown) setView(shown);
         draw();
         announce(result(match.ended));
+        if (mySeat() !== null) noteMatchEnded(matchId);
         return;
     }
   }
