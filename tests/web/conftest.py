@@ -11,6 +11,7 @@ Screenshots go to pytest's temporary folder, or to MEEPLE_SCREENSHOTS (as
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 from collections.abc import Iterator
@@ -78,16 +79,21 @@ class Site:
 # comes back starts them again).
 
 
+# Everything comes from one address: limits far above what the tests send.
+SITE_SETTINGS = Settings(
+    rate_per_second=None,
+    matches_per_minute=100_000,
+    watch_streams=1_000,
+    ai_calls_per_client=16,
+    guest_signins_per_minute=100_000,
+)
+
+
 @pytest.fixture(scope="package")
-def site() -> Iterator[Site]:
-    # Everything comes from one address: limits far above what the tests send.
-    settings = Settings(
-        rate_per_second=None,
-        matches_per_minute=100_000,
-        watch_streams=1_000,
-        ai_calls_per_client=16,
-        guest_signins_per_minute=100_000,
-    )
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    # A data dir: the server keeps its archive of finished matches (SQLite).
+    data_dir = tmp_path_factory.mktemp("site-data")
+    settings = dataclasses.replace(SITE_SETTINGS, data_dir=str(data_dir))
     with serving(settings, workers=2, web_port=0) as served:
         token = served.token(CLIENT_PLAYER, CLIENT_NAME)
         client = MeepleClient(served.address, timeout=10, token=token)

@@ -190,12 +190,17 @@ def test_an_expired_access_token_is_refreshed(page: Page, site: Site) -> None:
     expect(players(page)).to_contain_text("Black (you)")
 
     # Expired though the page thinks not (a clock off the server's): the
-    # server refuses it, the page refreshes once and calls again.
+    # server refuses it, the page refreshes once and calls again (here the
+    # home page's first call for the player, My games' ListPlayerMatches).
     sent.clear()
     store_session(page, {**renewed, "accessToken": expired})
+    page.goto("/")
+    expect(page.get_by_role("region", name="My games").get_by_role("listitem")).to_have_text(
+        ["No finished games yet."]
+    )
     create_match(page, "Othello", {"White": "Bot: random"})
-    created = calls(sent, "MatchService/CreateMatch")
-    assert statuses(created) == [401, 200]
+    assert statuses(calls(sent, "ArchiveService/ListPlayerMatches")) == [401, 200, 200]
+    assert statuses(calls(sent, "MatchService/CreateMatch")) == [200]
     assert len(calls(sent, "AuthService/RefreshSession")) == 1
     assert stored_session(page)["accessToken"] != expired
 
