@@ -254,9 +254,7 @@ class App:
             "match": lambda: match_service.service(self.matches, self.auth, self.match_budget),
             "matchmaking": lambda: matchmaking.service(self.matchmaker, self.auth),
             "auth": lambda: auth_service(self.auth),
-            "archive": lambda: archive_service.service(
-                self.archive, self.coordination, self.auth, settings
-            ),
+            "archive": lambda: archive_service.service(self.matches, self.auth, settings),
         }
         services = [makers[name]() for name in self.services]
         if settings.rate_per_second is not None:
@@ -357,19 +355,33 @@ class App:
 
     async def _start_archive(self) -> None:
         """Connects to the archive (migrating an SQLite file); where this
-        process archives, enables the outbox before any match can end
-        (StartupError if the archive cannot be reached or is behind)."""
+        process archives, enables the outbox before any match can end.
+        StartupError if the archive cannot be reached or is behind; but an
+        SQLite file in the data directory (no MEEPLE_DATABASE_URL) that
+        cannot be made only turns the archive off, with a warning."""
         if self.archive is None:
             return
         try:
+            if self.settings.database_url is None and self.settings.data_dir:
+                await asyncio.to_thread(os.makedirs, self.settings.data_dir, exist_ok=True)
             await self.archive.start()
+        except (OSError, ArchiveUnavailable) as error:
+            if self.settings.database_url is not None:
+                where = f"cannot reach the archive at {self.archive.safe_url}"
+                raise StartupError(where, str(error), "database_url") from None
+            log.warning(
+                "no archive: cannot keep it in %s (%s); finished matches are kept for "
+                "MEEPLE_FINISHED_RETENTION only",
+                self.settings.data_dir,
+                error,
+            )
+            await self.archive.close()
+            self.archive = self.matches.archive = None
+            return
         except SchemaOutOfDate as error:
             raise StartupError(
                 "the archive's schema is behind", str(error), "database_url"
             ) from None
-        except ArchiveUnavailable as error:
-            where = f"cannot reach the archive at {self.archive.safe_url}"
-            raise StartupError(where, str(error), "database_url") from None
         if "match" in self.services:
             await self.coordination.enable_outbox(OUTBOX_SECONDS)
 

@@ -28,9 +28,9 @@ from services.archive_service.summaries import (
 from services.auth import Authenticator
 from services.auth.identity import is_player_id
 from services.convert import WIRE_OF_KIND
-from services.coordination import Store
 from services.errors import BadRequest, FailedPrecondition, NotFound
 from services.limits import ConcurrencyCap, client_of
+from services.match_service.logic import Matches
 from services.match_service.servicer import match_id_of
 from services.server import Context, Service, Servicer, rpc, rpc_stream
 from services.settings import Settings
@@ -77,18 +77,16 @@ def checked_player(player_id: str, field: str = "player_id") -> str:
 class ArchiveServicer(Servicer, ar_grpc.ArchiveServiceServicer):
     service_name = "meeple.v1.ArchiveService"
 
-    def __init__(
-        self, archive: Archive | None, store: Store, auth: Authenticator, settings: Settings
-    ) -> None:
-        self.archive = archive
-        self.store = store
+    def __init__(self, matches: Matches, auth: Authenticator, settings: Settings) -> None:
+        """The archive is ``matches.archive`` (None: the server keeps none)."""
+        self.matches = matches
         self.auth = auth
         self.streams = ConcurrencyCap(settings.watch_streams, "open ExportPlayerMatches streams")
 
     def _archive(self) -> Archive:
-        if self.archive is None:
+        if self.matches.archive is None:
             raise FailedPrecondition(NO_ARCHIVE)
-        return self.archive
+        return self.matches.archive
 
     async def _player(self, player_id: str, context: Context) -> str:
         """The request's player; empty names the caller."""
@@ -187,7 +185,7 @@ class ArchiveServicer(Servicer, ar_grpc.ArchiveServiceServicer):
         archived = await self._archive().match(match_id)
         if archived is not None:
             return archived
-        live = await self.store.load(match_id)
+        live = await self.matches.coordination.load(match_id)
         if live is None:
             raise NotFound(f"no finished match {match_id!r} in the archive")
         if live.status != ms.MATCH_STATUS_FINISHED:
@@ -212,10 +210,7 @@ class ArchiveServicer(Servicer, ar_grpc.ArchiveServiceServicer):
                 after = match_cursor(found[-1])
 
 
-def service(
-    archive: Archive | None, store: Store, auth: Authenticator, settings: Settings
-) -> Service:
+def service(matches: Matches, auth: Authenticator, settings: Settings) -> Service:
     return Service(
-        ArchiveServicer(archive, store, auth, settings),
-        ar.DESCRIPTOR.services_by_name["ArchiveService"],
+        ArchiveServicer(matches, auth, settings), ar.DESCRIPTOR.services_by_name["ArchiveService"]
     )

@@ -6,6 +6,7 @@ finished match stays readable after its live copy expired."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,8 +21,10 @@ from meeple.v1 import match_service_pb2_grpc as ms_grpc
 from meeple.v1 import matchmaking_service_pb2 as mm
 from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
+from services.app import App, StartupError
 from services.archive.exports import read_ggf, read_match_document
 from services.settings import Settings
+from tests.redis_servers import free_port
 from tests.services.conftest import DEFAULT_PLAYER, Served
 from tests.services.test_matchmaking import OTHELLO, SEAT, Stubs, code_of, ticket, watch_all
 
@@ -237,3 +240,26 @@ def test_a_rated_match_records_rating_changes_and_head_to_head(
     ]
     back = stub.GetHeadToHead(ar.GetHeadToHeadRequest(player_id="loser", opponent_id="winner"))
     assert (back.wins, back.losses) == (0, 1)
+
+
+def test_a_data_dir_that_cannot_hold_the_archive_turns_it_off(
+    serve: Callable[..., Served], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    served = serve(Settings(data_dir=str(blocked / "meeple")))
+    assert "no archive: cannot keep it in" in caplog.text
+    request = ar.ListPlayerMatchesRequest(player_id="ann")
+    code, _ = code_of(lambda: archive_of(served).ListPlayerMatches(request))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    resigned_match(served)  # play goes on without an archive
+
+
+def test_a_database_that_cannot_be_reached_stops_the_start(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"postgresql://meeple:secret@127.0.0.1:{free_port()}/x")
+    app = App("127.0.0.1:0", metrics_port=None, settings=settings)
+    with pytest.raises(StartupError) as refused:
+        asyncio.run(app.start())
+    assert refused.value.setting == "database_url"
+    assert "cannot reach the archive at postgresql://meeple:***@127.0.0.1" in refused.value.line()
+    assert "secret" not in refused.value.line()
