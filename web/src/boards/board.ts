@@ -14,10 +14,30 @@ export interface Turn {
   choose(action: Action): void;
 }
 
+/** The last action played before the position shown, for the board to mark:
+ * Rolit and Othello the square placed (or nothing for a pass), Volleyball
+ * the piece moved or served, Volta the steed flicked. */
+export interface LastAction {
+  /** The ply it was played at (0 for the first action). */
+  readonly ply: number;
+  /** The seat that played it; undefined for chance (the dice). */
+  readonly seat: number | undefined;
+  readonly action: Action;
+  /** Its notation, as the server wrote it ("d3", "step 3,2->2,2", "pass"). */
+  readonly notation: string;
+  /** Every action the same seat played in a row, ending with this one
+   * (a Volleyball turn's steps and `end`); at least this one. */
+  readonly turn: readonly Action[];
+}
+
 export interface Board {
   readonly element: HTMLElement;
   /** Draws a state; `turn` is set while the viewer may act in it. */
   show(view: GameView, turn: Turn | null): void;
+  /** Sets the last action to mark (null: none, as at the start). The page
+   * calls it before the show() of the position that action led to, and a
+   * board draws the mark on that show() (it may draw it at once too). */
+  markLast?(last: LastAction | null): void;
   /** Plays a flick's frames back (Volta), `speed` times real time. */
   playBack?(outcome: FlickOutcome, speed: number, signal: AbortSignal): Promise<void>;
 }
