@@ -18,6 +18,9 @@ PROVIDER_ALGORITHMS = frozenset(
 )
 
 
+BOT_PACE_MAX = 10.0  # seconds: the longest pace between a bot-only match's moves
+
+
 @dataclass(frozen=True)
 class Settings:
     # Calls a second per client across all services: bursts of
@@ -61,6 +64,13 @@ class Settings:
     waiting_ttl: float = 600.0
     # A finished match stays readable this long, then is deleted.
     finished_retention: float = 3600.0
+    # A bot-only match's least time between moves (CreateMatch's bot_pace
+    # when unset), so that its spectators can follow it; at most
+    # BOT_PACE_MAX in a request.
+    bot_pace: float = 0.5
+    # ListMatches leaves out a match whose human seat to act has not moved
+    # for this long (abandoned; its clock still ends it).
+    abandoned_after: float = 120.0
     # The turn clocks when CreateMatch sets none, and the most it may set.
     clock_base: float = 300.0
     clock_increment: float = 5.0
@@ -159,6 +169,7 @@ class Settings:
             "auth_access_ttl": self.auth_access_ttl,
             "auth_refresh_ttl": self.auth_refresh_ttl,
             "auth_jwks_refresh": self.auth_jwks_refresh,
+            "abandoned_after": self.abandoned_after,
         }
         counts = {
             "matches_per_minute": self.matches_per_minute,
@@ -185,6 +196,8 @@ class Settings:
             raise ValueError("settings: clock_base must be at most clock_base_max")
         if self.ticket_max_wait > self.ticket_max_wait_max:
             raise ValueError("settings: ticket_max_wait must be at most ticket_max_wait_max")
+        if not 0 <= self.bot_pace <= BOT_PACE_MAX:
+            raise ValueError(f"settings: bot_pace must be within 0..{BOT_PACE_MAX:g} s")
         if self.bot_fill_after < 0:
             raise ValueError(f"settings: bot_fill_after must be >= 0, got {self.bot_fill_after}")
         if self.token_secret is not None and len(self.token_secret) < MIN_SECRET_CHARS:

@@ -68,6 +68,9 @@ class MatchData:
     created_ms: int = 0
     started_ms: int = 0
     ended_ms: int = 0
+    # The least time between two moves of a match without human seats, in
+    # ms (0: none).
+    bot_pace_ms: int = 0
     # Each seat's result once finished (MatchEnded.returns; empty before,
     # and in older records).
     returns: list[float] = field(default_factory=list)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.duration_pb2 import Duration
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
@@ -58,6 +59,11 @@ class Unassigned(Exception):
     """A ticket ended without a match (it expired)."""
 
 
+# Bot-only matches as fast as the bots play: a load test measures the
+# server, not the pace that lets spectators follow a match.
+UNPACED = Duration(seconds=0)
+
+
 async def play(client: Client, game: str, mode: str) -> None:
     """One match from its creation to its end: ``mode`` is "server" (server
     bots), "client" (our bots in human seats) or "matchmaking" (our bots,
@@ -68,7 +74,9 @@ async def play(client: Client, game: str, mode: str) -> None:
         async with client.players.taken(players_per_match(game, mode)) as players:
             if mode == "server":
                 bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=client.bot_spec)
-                request = ms.CreateMatchRequest(config=GAMES[game], seats=[bot] * SEATS[game])
+                request = ms.CreateMatchRequest(
+                    config=GAMES[game], seats=[bot] * SEATS[game], bot_pace=UNPACED
+                )
                 call = client.matches.CreateMatch(request, metadata=players[0].metadata)
                 created = await recorder.timed("CreateMatch", call)
                 await watch_to_end(client, created.match.match_id, {})

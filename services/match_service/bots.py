@@ -63,6 +63,16 @@ def is_due(data: MatchData | None, job: BotJob) -> bool:
     )
 
 
+def paced_until(data: MatchData, job: BotJob) -> int:
+    """When the job's move may be played at the earliest (epoch ms; 0: at
+    once): a match without human seats waits its bot pace after the move
+    before it (the job was queued by that move's commit), so that its
+    spectators can follow it."""
+    if not data.bot_pace_ms or logic.HUMAN in data.seat_kinds:
+        return 0
+    return job.queued_ms + data.bot_pace_ms
+
+
 async def due(m: Matches, job: BotJob) -> MatchData | None:
     """The match, read now, if the job's turn is still to play, else None (stale)."""
     data = await m.coordination.load(job.match_id)
@@ -92,6 +102,9 @@ async def play_bot_turn(m: Matches, pool: AIPool, delivery: Delivery) -> bool:
     )
     AI_THINK_SECONDS.labels(state.game.name, bot_label(job.bot_spec)).observe(thought.seconds)
     action = pb.ActionInfo.FromString(thought.action).action
+    rest = paced_until(data, job) - m.now_ms()
+    if rest > 0:  # thought within its pace: the move waits (the lease is renewed meanwhile)
+        await asyncio.sleep(rest / 1000)
     await logic.submit_action(
         m, job.match_id, job.seat, None, job.ply, [action], data=data, settles=delivery.receipt
     )
@@ -209,12 +222,38 @@ async def settle(step: Callable[[], Awaitable[None]]) -> None:
             await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
 
 
+async def paced_turn(m: Matches, pool: AIPool, delivery: Delivery) -> None:
+    """A paced turn, in a task of its own so that its wait holds up no
+    runner; cut short by a shutdown, it hands its job back at once."""
+    try:
+        await handle(m, pool, delivery)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await m.coordination.retry_job(delivery.receipt, 0.0)
+        raise
+
+
 async def run_bot_turns(m: Matches, pool: AIPool, stop: asyncio.Event) -> None:
-    """Takes bot jobs until ``stop`` is set."""
+    """Takes bot jobs until ``stop`` is set. A turn that must wait for its
+    match's pace (``paced_until``) is played by a task of its own while the
+    runner takes the next job."""
+    paced: set[asyncio.Task[None]] = set()
 
     async def take_one() -> None:
         delivery = await m.coordination.pull_job(timeout=0.2)
-        if delivery is not None:
-            await handle(m, pool, delivery)
+        if delivery is None:
+            return
+        data = delivery.data
+        if data is not None and paced_until(data, delivery.job) > m.now_ms():
+            task = asyncio.create_task(paced_turn(m, pool, delivery), name="paced bot turn")
+            paced.add(task)
+            task.add_done_callback(paced.discard)
+            return
+        await handle(m, pool, delivery)
 
-    await keep_running("bot runner", take_one, stop)
+    try:
+        await keep_running("bot runner", take_one, stop)
+    finally:
+        for task in list(paced):
+            task.cancel()
+        await asyncio.gather(*paced, return_exceptions=True)

@@ -71,7 +71,7 @@ from services.match_service.views import (
     seat_names,
 )
 from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
-from services.settings import Settings
+from services.settings import BOT_PACE_MAX, Settings
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 OWNER_TOKEN_METADATA = "meeple-owner-token"
@@ -321,6 +321,16 @@ def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind
     return kinds, specs
 
 
+def bot_pace_ms(request: ms.CreateMatchRequest, settings: Settings) -> int:
+    """The request's bot pace in ms (unset: the settings'), checked."""
+    if not request.HasField("bot_pace"):
+        return round(settings.bot_pace * 1000)
+    pace = request.bot_pace.ToNanoseconds() / 1e9
+    if not 0 <= pace <= BOT_PACE_MAX:
+        raise BadRequest(f"bot_pace: 0 s to {BOT_PACE_MAX:g} s, got {pace:g} s")
+    return round(pace * 1000)
+
+
 async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateMatchResponse:
     if m.settings.auth == "off" and any(seat.player_id for seat in request.seats):
         raise BadRequest(
@@ -357,6 +367,7 @@ async def new_match(
     game = game_from_config(config)
     kinds, specs = _seats(game, request)
     base_ms, increment_ms = clocks.time_control_ms(request.time_control, m.settings)
+    pace_ms = bot_pace_ms(request, m.settings)
     drawn = draws_first_seat(config)
     if drawn:  # "roll a Rolit ball as if it was a die"; Volta: "decide who starts"
         game = game_from_config(with_first_seat(config, secrets.randbelow(len(kinds))))
@@ -379,6 +390,7 @@ async def new_match(
         clocks_ms=[base_ms if kind == HUMAN else 0 for kind in kinds],
         expires_ms=now + round(m.settings.waiting_ttl * 1000),
         created_ms=now,
+        bot_pace_ms=pace_ms,
         players=list(players) if players is not None else [s.player_id for s in request.seats],
         names=[*names, *[""] * (len(kinds) - len(names))],
         seat_key=secrets.token_bytes(32).hex(),

@@ -78,6 +78,9 @@ def match_message(data: MatchData, state: State) -> ms.Match:
         match.turn_deadline.FromMilliseconds(data.deadline_ms)
     if data.expires_ms:
         match.expire_time.FromMilliseconds(data.expires_ms)
+    if data.started_ms:
+        match.start_time.FromMilliseconds(data.started_ms)
+    match.bot_pace.FromMilliseconds(data.bot_pace_ms)
     if data.status == FINISHED:
         match.ended.CopyFrom(ended_message(data, state))
     return match

@@ -28,6 +28,7 @@ class Meeple:
         environment = {
             "PATH": f"{MEEPLE.parent}:{os.environ.get('PATH', '')}",
             "COLUMNS": "300",  # rich would wrap the lines the tests read
+            "MEEPLE_BOT_PACE": "0",  # bot-only matches unpaced, unless a test sets a pace
             **(env or {}),
         }
         self.process = subprocess.Popen(

@@ -93,7 +93,10 @@ def hung_tasks(loop: asyncio.AbstractEventLoop) -> str:
 
 # The shared server's per-client limits are far above what the suite sends
 # from its one address; the limits have tests of their own.
-SUITE_SETTINGS = Settings(rate_per_second=10_000.0, rate_burst=10_000.0, matches_per_minute=100_000)
+# Bot-only matches play unpaced (tests of the pace ask for one per match).
+SUITE_SETTINGS = Settings(
+    rate_per_second=10_000.0, rate_burst=10_000.0, matches_per_minute=100_000, bot_pace=0.0
+)
 
 
 @pytest.fixture(scope="session")

@@ -86,6 +86,8 @@ SITE_SETTINGS = Settings(
     watch_streams=1_000,
     ai_calls_per_client=16,
     guest_signins_per_minute=100_000,
+    # Bot-only matches paced, as on a real site, but briefly.
+    bot_pace=0.05,
 )
 
 

@@ -27,19 +27,19 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from meeple.v1 import game_pb2 as meeple_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmeeple/v1/match_service.proto\x12\tmeeple.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14meeple/v1/game.proto\"d\n\x0bTimeControl\x12\'\n\x04\x62\x61se\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tincrement\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"T\n\nSeatConfig\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\"\xb1\x01\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x03 \x01(\t\x12\x0e\n\x06joined\x18\x04 \x01(\x08\x12,\n\ttime_left\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tplayer_id\x18\x06 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x07 \x01(\t\"t\n\nMatchEnded\x12\x0f\n\x07returns\x18\x01 \x03(\x01\x12$\n\x06reason\x18\x03 \x01(\x0e\x32\x14.meeple.v1.EndReason\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seatJ\x04\x08\x02\x10\x03R\rresigned_seat\"\x92\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x1e\n\x05seats\x18\x03 \x03(\x0b\x32\x0f.meeple.v1.Seat\x12&\n\x06status\x18\x04 \x01(\x0e\x32\x16.meeple.v1.MatchStatus\x12!\n\x04view\x18\x05 \x01(\x0b\x32\x13.meeple.v1.GameView\x12$\n\x05\x65nded\x18\x07 \x01(\x0b\x32\x15.meeple.v1.MatchEnded\x12,\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x16.meeple.v1.TimeControl\x12\x31\n\rturn_deadline\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10\x66irst_seat_drawn\x18\x0b \x01(\x08J\x04\x08\x06\x10\x07R\rresigned_seat\"\x8f\x01\n\x12\x43reateMatchRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12$\n\x05seats\x18\x02 \x03(\x0b\x32\x15.meeple.v1.SeatConfig\x12,\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x16.meeple.v1.TimeControl\"K\n\x13\x43reateMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12\x13\n\x0bowner_token\x18\x02 \x01(\t\"@\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"V\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x1f\n\x05match\x18\x03 \x01(\x0b\x32\x10.meeple.v1.Match\"a\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpected_ply\x18\x02 \x01(\r\x12\"\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x11.meeple.v1.Action\"_\n\x14SubmitActionResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12&\n\x07\x61pplied\x18\x02 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12%\n\x06record\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameRecord\"7\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_ply\x18\x02 \x01(\r\"\x7f\n\x0c\x41\x63tionPlayed\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x12%\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x15.meeple.v1.ActionInfo\x12&\n\x05\x66lick\x18\x03 \x01(\x0b\x32\x17.meeple.v1.FlickOutcomeB\x07\n\x05_seatJ\x04\x08\x01\x10\x02\"\x1a\n\nSeatJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x0e\n\x0cMatchStarted\"x\n\x0c\x43lockStarted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\ttime_left\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf4\x02\n\x12WatchMatchResponse\x12\x0b\n\x03ply\x18\x01 \x01(\r\x12$\n\x08snapshot\x18\x05 \x01(\x0b\x32\x10.meeple.v1.MatchH\x00\x12,\n\x0bseat_joined\x18\x06 \x01(\x0b\x32\x15.meeple.v1.SeatJoinedH\x00\x12*\n\x07started\x18\x07 \x01(\x0b\x32\x17.meeple.v1.MatchStartedH\x00\x12)\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x17.meeple.v1.ActionPlayedH\x00\x12(\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.meeple.v1.ClockStartedH\x00\x12&\n\x05\x65nded\x18\x03 \x01(\x0b\x32\x15.meeple.v1.MatchEndedH\x00\x12!\n\x04view\x18\x04 \x01(\x0b\x32\x13.meeple.v1.GameView\x12(\n\x04time\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05\x65vent\"!\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"1\n\x0eResignResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\"^\n\x12ListMatchesRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"Q\n\x13ListMatchesResponse\x12!\n\x07matches\x18\x01 \x03(\x0b\x32\x10.meeple.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*M\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fSEAT_KIND_HUMAN\x10\x01\x12\x11\n\rSEAT_KIND_BOT\x10\x02*z\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03*q\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x14\n\x10\x45ND_REASON_RULES\x10\x01\x12\x1a\n\x16\x45ND_REASON_RESIGNATION\x10\x02\x12\x16\n\x12\x45ND_REASON_TIMEOUT\x10\x03\x32\x94\x04\n\x0cMatchService\x12L\n\x0b\x43reateMatch\x12\x1d.meeple.v1.CreateMatchRequest\x1a\x1e.meeple.v1.CreateMatchResponse\x12\x46\n\tJoinMatch\x12\x1b.meeple.v1.JoinMatchRequest\x1a\x1c.meeple.v1.JoinMatchResponse\x12O\n\x0cSubmitAction\x12\x1e.meeple.v1.SubmitActionRequest\x1a\x1f.meeple.v1.SubmitActionResponse\x12\x43\n\x08GetMatch\x12\x1a.meeple.v1.GetMatchRequest\x1a\x1b.meeple.v1.GetMatchResponse\x12K\n\nWatchMatch\x12\x1c.meeple.v1.WatchMatchRequest\x1a\x1d.meeple.v1.WatchMatchResponse0\x01\x12=\n\x06Resign\x12\x18.meeple.v1.ResignRequest\x1a\x19.meeple.v1.ResignResponse\x12L\n\x0bListMatches\x12\x1d.meeple.v1.ListMatchesRequest\x1a\x1e.meeple.v1.ListMatchesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmeeple/v1/match_service.proto\x12\tmeeple.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14meeple/v1/game.proto\"d\n\x0bTimeControl\x12\'\n\x04\x62\x61se\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tincrement\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"T\n\nSeatConfig\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\"\xb1\x01\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.meeple.v1.SeatKind\x12\x10\n\x08\x62ot_spec\x18\x03 \x01(\t\x12\x0e\n\x06joined\x18\x04 \x01(\x08\x12,\n\ttime_left\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tplayer_id\x18\x06 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x07 \x01(\t\"t\n\nMatchEnded\x12\x0f\n\x07returns\x18\x01 \x03(\x01\x12$\n\x06reason\x18\x03 \x01(\x0e\x32\x14.meeple.v1.EndReason\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seatJ\x04\x08\x02\x10\x03R\rresigned_seat\"\xef\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12\x1e\n\x05seats\x18\x03 \x03(\x0b\x32\x0f.meeple.v1.Seat\x12&\n\x06status\x18\x04 \x01(\x0e\x32\x16.meeple.v1.MatchStatus\x12!\n\x04view\x18\x05 \x01(\x0b\x32\x13.meeple.v1.GameView\x12$\n\x05\x65nded\x18\x07 \x01(\x0b\x32\x15.meeple.v1.MatchEnded\x12,\n\x0ctime_control\x18\x08 \x01(\x0b\x32\x16.meeple.v1.TimeControl\x12\x31\n\rturn_deadline\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10\x66irst_seat_drawn\x18\x0b \x01(\x08\x12.\n\nstart_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x08\x62ot_pace\x18\r \x01(\x0b\x32\x19.google.protobuf.DurationJ\x04\x08\x06\x10\x07R\rresigned_seat\"\xbc\x01\n\x12\x43reateMatchRequest\x12%\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x15.meeple.v1.GameConfig\x12$\n\x05seats\x18\x02 \x03(\x0b\x32\x15.meeple.v1.SeatConfig\x12,\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x16.meeple.v1.TimeControl\x12+\n\x08\x62ot_pace\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"K\n\x13\x43reateMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12\x13\n\x0bowner_token\x18\x02 \x01(\t\"@\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"V\n\x11JoinMatchResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x1f\n\x05match\x18\x03 \x01(\x0b\x32\x10.meeple.v1.Match\"a\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpected_ply\x18\x02 \x01(\r\x12\"\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x11.meeple.v1.Action\"_\n\x14SubmitActionResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12&\n\x07\x61pplied\x18\x02 \x03(\x0b\x32\x15.meeple.v1.ActionInfo\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\x12%\n\x06record\x18\x02 \x01(\x0b\x32\x15.meeple.v1.GameRecord\"7\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_ply\x18\x02 \x01(\r\"\x7f\n\x0c\x41\x63tionPlayed\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x12%\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x15.meeple.v1.ActionInfo\x12&\n\x05\x66lick\x18\x03 \x01(\x0b\x32\x17.meeple.v1.FlickOutcomeB\x07\n\x05_seatJ\x04\x08\x01\x10\x02\"\x1a\n\nSeatJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x0e\n\x0cMatchStarted\"x\n\x0c\x43lockStarted\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\ttime_left\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\x08\x64\x65\x61\x64line\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf4\x02\n\x12WatchMatchResponse\x12\x0b\n\x03ply\x18\x01 \x01(\r\x12$\n\x08snapshot\x18\x05 \x01(\x0b\x32\x10.meeple.v1.MatchH\x00\x12,\n\x0bseat_joined\x18\x06 \x01(\x0b\x32\x15.meeple.v1.SeatJoinedH\x00\x12*\n\x07started\x18\x07 \x01(\x0b\x32\x17.meeple.v1.MatchStartedH\x00\x12)\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x17.meeple.v1.ActionPlayedH\x00\x12(\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.meeple.v1.ClockStartedH\x00\x12&\n\x05\x65nded\x18\x03 \x01(\x0b\x32\x15.meeple.v1.MatchEndedH\x00\x12!\n\x04view\x18\x04 \x01(\x0b\x32\x13.meeple.v1.GameView\x12(\n\x04time\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05\x65vent\"!\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"1\n\x0eResignResponse\x12\x1f\n\x05match\x18\x01 \x01(\x0b\x32\x10.meeple.v1.Match\"^\n\x12ListMatchesRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.meeple.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"Q\n\x13ListMatchesResponse\x12!\n\x07matches\x18\x01 \x03(\x0b\x32\x10.meeple.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*M\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fSEAT_KIND_HUMAN\x10\x01\x12\x11\n\rSEAT_KIND_BOT\x10\x02*z\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n\x14MATCH_STATUS_PLAYING\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03*q\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x14\n\x10\x45ND_REASON_RULES\x10\x01\x12\x1a\n\x16\x45ND_REASON_RESIGNATION\x10\x02\x12\x16\n\x12\x45ND_REASON_TIMEOUT\x10\x03\x32\x94\x04\n\x0cMatchService\x12L\n\x0b\x43reateMatch\x12\x1d.meeple.v1.CreateMatchRequest\x1a\x1e.meeple.v1.CreateMatchResponse\x12\x46\n\tJoinMatch\x12\x1b.meeple.v1.JoinMatchRequest\x1a\x1c.meeple.v1.JoinMatchResponse\x12O\n\x0cSubmitAction\x12\x1e.meeple.v1.SubmitActionRequest\x1a\x1f.meeple.v1.SubmitActionResponse\x12\x43\n\x08GetMatch\x12\x1a.meeple.v1.GetMatchRequest\x1a\x1b.meeple.v1.GetMatchResponse\x12K\n\nWatchMatch\x12\x1c.meeple.v1.WatchMatchRequest\x1a\x1d.meeple.v1.WatchMatchResponse0\x01\x12=\n\x06Resign\x12\x18.meeple.v1.ResignRequest\x1a\x19.meeple.v1.ResignResponse\x12L\n\x0bListMatches\x12\x1d.meeple.v1.ListMatchesRequest\x1a\x1e.meeple.v1.ListMatchesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'meeple.v1.match_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEATKIND']._serialized_start=2716
-  _globals['_SEATKIND']._serialized_end=2793
-  _globals['_MATCHSTATUS']._serialized_start=2795
-  _globals['_MATCHSTATUS']._serialized_end=2917
-  _globals['_ENDREASON']._serialized_start=2919
-  _globals['_ENDREASON']._serialized_end=3032
+  _globals['_SEATKIND']._serialized_start=2854
+  _globals['_SEATKIND']._serialized_end=2931
+  _globals['_MATCHSTATUS']._serialized_start=2933
+  _globals['_MATCHSTATUS']._serialized_end=3055
+  _globals['_ENDREASON']._serialized_start=3057
+  _globals['_ENDREASON']._serialized_end=3170
   _globals['_TIMECONTROL']._serialized_start=131
   _globals['_TIMECONTROL']._serialized_end=231
   _globals['_SEATCONFIG']._serialized_start=233
@@ -49,43 +49,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHENDED']._serialized_start=499
   _globals['_MATCHENDED']._serialized_end=615
   _globals['_MATCH']._serialized_start=618
-  _globals['_MATCH']._serialized_end=1020
-  _globals['_CREATEMATCHREQUEST']._serialized_start=1023
-  _globals['_CREATEMATCHREQUEST']._serialized_end=1166
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=1168
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=1243
-  _globals['_JOINMATCHREQUEST']._serialized_start=1245
-  _globals['_JOINMATCHREQUEST']._serialized_end=1309
-  _globals['_JOINMATCHRESPONSE']._serialized_start=1311
-  _globals['_JOINMATCHRESPONSE']._serialized_end=1397
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1399
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1496
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1498
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1593
-  _globals['_GETMATCHREQUEST']._serialized_start=1595
-  _globals['_GETMATCHREQUEST']._serialized_end=1630
-  _globals['_GETMATCHRESPONSE']._serialized_start=1632
-  _globals['_GETMATCHRESPONSE']._serialized_end=1722
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1724
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1779
-  _globals['_ACTIONPLAYED']._serialized_start=1781
-  _globals['_ACTIONPLAYED']._serialized_end=1908
-  _globals['_SEATJOINED']._serialized_start=1910
-  _globals['_SEATJOINED']._serialized_end=1936
-  _globals['_MATCHSTARTED']._serialized_start=1938
-  _globals['_MATCHSTARTED']._serialized_end=1952
-  _globals['_CLOCKSTARTED']._serialized_start=1954
-  _globals['_CLOCKSTARTED']._serialized_end=2074
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=2077
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=2449
-  _globals['_RESIGNREQUEST']._serialized_start=2451
-  _globals['_RESIGNREQUEST']._serialized_end=2484
-  _globals['_RESIGNRESPONSE']._serialized_start=2486
-  _globals['_RESIGNRESPONSE']._serialized_end=2535
-  _globals['_LISTMATCHESREQUEST']._serialized_start=2537
-  _globals['_LISTMATCHESREQUEST']._serialized_end=2631
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=2633
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=2714
-  _globals['_MATCHSERVICE']._serialized_start=3035
-  _globals['_MATCHSERVICE']._serialized_end=3567
+  _globals['_MATCH']._serialized_end=1113
+  _globals['_CREATEMATCHREQUEST']._serialized_start=1116
+  _globals['_CREATEMATCHREQUEST']._serialized_end=1304
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=1306
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=1381
+  _globals['_JOINMATCHREQUEST']._serialized_start=1383
+  _globals['_JOINMATCHREQUEST']._serialized_end=1447
+  _globals['_JOINMATCHRESPONSE']._serialized_start=1449
+  _globals['_JOINMATCHRESPONSE']._serialized_end=1535
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1537
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1634
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1636
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1731
+  _globals['_GETMATCHREQUEST']._serialized_start=1733
+  _globals['_GETMATCHREQUEST']._serialized_end=1768
+  _globals['_GETMATCHRESPONSE']._serialized_start=1770
+  _globals['_GETMATCHRESPONSE']._serialized_end=1860
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1862
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1917
+  _globals['_ACTIONPLAYED']._serialized_start=1919
+  _globals['_ACTIONPLAYED']._serialized_end=2046
+  _globals['_SEATJOINED']._serialized_start=2048
+  _globals['_SEATJOINED']._serialized_end=2074
+  _globals['_MATCHSTARTED']._serialized_start=2076
+  _globals['_MATCHSTARTED']._serialized_end=2090
+  _globals['_CLOCKSTARTED']._serialized_start=2092
+  _globals['_CLOCKSTARTED']._serialized_end=2212
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=2215
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=2587
+  _globals['_RESIGNREQUEST']._serialized_start=2589
+  _globals['_RESIGNREQUEST']._serialized_end=2622
+  _globals['_RESIGNRESPONSE']._serialized_start=2624
+  _globals['_RESIGNRESPONSE']._serialized_end=2673
+  _globals['_LISTMATCHESREQUEST']._serialized_start=2675
+  _globals['_LISTMATCHESREQUEST']._serialized_end=2769
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=2771
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=2852
+  _globals['_MATCHSERVICE']._serialized_start=3173
+  _globals['_MATCHSERVICE']._serialized_end=3705
 # @@protoc_insertion_point(module_scope)

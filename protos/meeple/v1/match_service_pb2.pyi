@@ -90,7 +90,7 @@ class MatchEnded(_message.Message):
     def __init__(self, returns: _Optional[_Iterable[float]] = ..., reason: _Optional[_Union[EndReason, str]] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("match_id", "config", "seats", "status", "view", "ended", "time_control", "turn_deadline", "expire_time", "first_seat_drawn")
+    __slots__ = ("match_id", "config", "seats", "status", "view", "ended", "time_control", "turn_deadline", "expire_time", "first_seat_drawn", "start_time", "bot_pace")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +101,8 @@ class Match(_message.Message):
     TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
     FIRST_SEAT_DRAWN_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    BOT_PACE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     config: _game_pb2.GameConfig
     seats: _containers.RepeatedCompositeFieldContainer[Seat]
@@ -111,17 +113,21 @@ class Match(_message.Message):
     turn_deadline: _timestamp_pb2.Timestamp
     expire_time: _timestamp_pb2.Timestamp
     first_seat_drawn: bool
-    def __init__(self, match_id: _Optional[str] = ..., config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., first_seat_drawn: _Optional[bool] = ...) -> None: ...
+    start_time: _timestamp_pb2.Timestamp
+    bot_pace: _duration_pb2.Duration
+    def __init__(self, match_id: _Optional[str] = ..., config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., view: _Optional[_Union[_game_pb2.GameView, _Mapping]] = ..., ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., first_seat_drawn: _Optional[bool] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., bot_pace: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("config", "seats", "time_control")
+    __slots__ = ("config", "seats", "time_control", "bot_pace")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    BOT_PACE_FIELD_NUMBER: _ClassVar[int]
     config: _game_pb2.GameConfig
     seats: _containers.RepeatedCompositeFieldContainer[SeatConfig]
     time_control: TimeControl
-    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatConfig, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    bot_pace: _duration_pb2.Duration
+    def __init__(self, config: _Optional[_Union[_game_pb2.GameConfig, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatConfig, _Mapping]]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., bot_pace: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match", "owner_token")

@@ -36,9 +36,10 @@ class MatchServiceStub:
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
     is deleted. A playing match ends by its rules, a resignation, or a human
-    seat running out of time. A finished match stays readable (GetMatch,
-    WatchMatch) for the server's retention time, then is deleted. A deleted
-    match is NOT_FOUND.
+    seat running out of time. A finished match stays in the live store for
+    the server's retention time, then is deleted there; a server that keeps
+    an archive (see ArchiveService) reads it from the archive from then on,
+    one without answers NOT_FOUND.
     """
 
     def __init__(self, channel):
@@ -95,9 +96,10 @@ class MatchServiceServicer:
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
     is deleted. A playing match ends by its rules, a resignation, or a human
-    seat running out of time. A finished match stays readable (GetMatch,
-    WatchMatch) for the server's retention time, then is deleted. A deleted
-    match is NOT_FOUND.
+    seat running out of time. A finished match stays in the live store for
+    the server's retention time, then is deleted there; a server that keeps
+    an archive (see ArchiveService) reads it from the archive from then on,
+    one without answers NOT_FOUND.
     """
 
     def CreateMatch(self, request, context):
@@ -150,7 +152,9 @@ class MatchServiceServicer:
 
     def ListMatches(self, request, context):
         """ListMatches lists the playing matches, the most recently started
-        first, for spectators to pick one to watch.
+        first, for spectators to pick one to watch. A match whose human seat
+        to act has not moved for two minutes is left out as abandoned (it
+        still plays on until its clock runs out).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -213,9 +217,10 @@ class MatchService:
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
     is deleted. A playing match ends by its rules, a resignation, or a human
-    seat running out of time. A finished match stays readable (GetMatch,
-    WatchMatch) for the server's retention time, then is deleted. A deleted
-    match is NOT_FOUND.
+    seat running out of time. A finished match stays in the live store for
+    the server's retention time, then is deleted there; a server that keeps
+    an archive (see ArchiveService) reads it from the archive from then on,
+    one without answers NOT_FOUND.
     """
 
     @staticmethod

@@ -37,9 +37,10 @@ class MatchServiceStub:
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
     is deleted. A playing match ends by its rules, a resignation, or a human
-    seat running out of time. A finished match stays readable (GetMatch,
-    WatchMatch) for the server's retention time, then is deleted. A deleted
-    match is NOT_FOUND.
+    seat running out of time. A finished match stays in the live store for
+    the server's retention time, then is deleted there; a server that keeps
+    an archive (see ArchiveService) reads it from the archive from then on,
+    one without answers NOT_FOUND.
     """
 
     @_typing.overload
@@ -68,7 +69,9 @@ class MatchServiceStub:
     """Resign ends the match with the token's seat losing."""
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]
     """ListMatches lists the playing matches, the most recently started
-    first, for spectators to pick one to watch.
+    first, for spectators to pick one to watch. A match whose human seat
+    to act has not moved for two minutes is left out as abandoned (it
+    still plays on until its clock runs out).
     """
 
 @_typing.type_check_only
@@ -83,9 +86,10 @@ class MatchServiceAsyncStub(MatchServiceStub):
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
     is deleted. A playing match ends by its rules, a resignation, or a human
-    seat running out of time. A finished match stays readable (GetMatch,
-    WatchMatch) for the server's retention time, then is deleted. A deleted
-    match is NOT_FOUND.
+    seat running out of time. A finished match stays in the live store for
+    the server's retention time, then is deleted there; a server that keeps
+    an archive (see ArchiveService) reads it from the archive from then on,
+    one without answers NOT_FOUND.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -111,7 +115,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """Resign ends the match with the token's seat losing."""
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """ListMatches lists the playing matches, the most recently started
-    first, for spectators to pick one to watch.
+    first, for spectators to pick one to watch. A match whose human seat
+    to act has not moved for two minutes is left out as abandoned (it
+    still plays on until its clock runs out).
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -125,9 +131,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     Lifecycle: a match waits until every human seat is joined, then plays. A
     waiting match that is not full within the server's wait limit expires and
     is deleted. A playing match ends by its rules, a resignation, or a human
-    seat running out of time. A finished match stays readable (GetMatch,
-    WatchMatch) for the server's retention time, then is deleted. A deleted
-    match is NOT_FOUND.
+    seat running out of time. A finished match stays in the live store for
+    the server's retention time, then is deleted there; a server that keeps
+    an archive (see ArchiveService) reads it from the archive from then on,
+    one without answers NOT_FOUND.
     """
 
     @_abc_1.abstractmethod
@@ -193,7 +200,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ListMatchesResponse, _abc.Awaitable[_match_service_pb2.ListMatchesResponse]]:
         """ListMatches lists the playing matches, the most recently started
-        first, for spectators to pick one to watch.
+        first, for spectators to pick one to watch. A match whose human seat
+        to act has not moved for two minutes is left out as abandoned (it
+        still plays on until its clock runs out).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
