@@ -190,7 +190,10 @@ class ArchiveServicer(Servicer, ar_grpc.ArchiveServiceServicer):
             raise NotFound(f"no finished match {match_id!r} in the archive")
         if live.status != ms.MATCH_STATUS_FINISHED:
             raise FailedPrecondition("the match is not finished: export it once it ends")
-        return archived_match(live)
+        try:
+            return archived_match(live)
+        except ValueError as error:  # finished before this server kept results
+            raise FailedPrecondition(str(error)) from None
 
     @rpc_stream
     async def ExportPlayerMatches(  # noqa: N802
