@@ -1,9 +1,13 @@
 // One match on screen, to play a seat or to watch: the seats with scores and
 // clocks, the board, the viewer's turn (legal moves, a plan for multi-action
-// turns, hints, resigning), the moves so far, and the live connection.
+// turns, hints, resigning), the moves so far, and the live connection. Bot
+// replies are shown one after another (pacing.ts); the last move is marked;
+// the end shows a result card (resultcard.ts). State is applied by ply: an
+// answer older than what the page shows (a SubmitAction answer arriving
+// after the stream's end) never replaces it.
 import { create } from "@bufbuild/protobuf";
 import { HINT_TIMEOUT_MS, ai, asSeat, matches, rules } from "./api";
-import { type Turn, sameAction } from "./boards/board";
+import { type LastAction, type Turn, sameAction } from "./boards/board";
 import { Clocks, formatClock } from "./clocks";
 import { alertError, announce, button, el, field, replace, select } from "./dom";
 import { describeError } from "./errors";
@@ -28,10 +32,32 @@ import { asPlayer, identity, withPlayer } from "./identity";
 import { heldSeat, holdSeat, type SeatHeld } from "./tokens";
 import { noteMatchEnded } from "./mygames";
 import { showReplay } from "./replay";
+import { EventQueue } from "./pacing";
+import { type ResultCard, resultCard } from "./resultcard";
+import { soundToggle, turnBeep } from "./sound";
+import { resetTitle, setTitle } from "./title";
 import { newBoard, resultText } from "./view";
 import { follow } from "./watch";
 
 const LOG_LENGTH = 30;
+/** On opening, the stream starts this many plies back: the log and the
+ * last-move mark show the latest actions, with their seats and notation. */
+const HISTORY_PLIES = 10;
+
+/** How far a match has got: its ply, then its status (waiting, playing,
+ * finished). The page never goes back to a lower one. */
+function progress(match: Match): [number, number] {
+  return [match.view?.ply ?? 0, match.status];
+}
+
+function behind(a: [number, number], b: [number, number]): boolean {
+  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+}
+
+/** Whether an action is Othello's pass. */
+function isPass(action: Action | undefined): boolean {
+  return action?.kind.case === "board" && action.kind.value.move.case === "passTurn";
+}
 const PLAYBACK_KEY = "meeple:playback";
 
 /** Shows match `matchId` in `root`, to play it (`asked`, or when the
@@ -100,6 +126,11 @@ export async function showMatch(
   let hint: { action: Action; text: string } | null = null;
   let busy = false;
   let generation = 0;
+  // The last action played, for the board's mark and Othello's pass.
+  let last: LastAction | null = null;
+  const openedAt = view.ply;
+  let card: ResultCard | null = null;
+  let beepedPly = -1;
 
   const heading = el("h2", { tabindex: -1 }, `${info.name} · match ${matchId}`);
   const status = el("p", { class: "match-status", "aria-live": "polite" });
@@ -107,6 +138,7 @@ export async function showMatch(
   const invite = el("div", { class: "invite" });
   const seats = el("ul", { class: "seats", "aria-label": "Players" });
   const turnPanel = el("section", { class: "turn", "aria-label": "Your turn" });
+  const endBox = el("div", { class: "end" });
   // It scrolls once it is long: a tab stop of its own, so keys scroll it too.
   const log = el("ol", { class: "log", reversed: true, tabindex: 0, "aria-label": "Moves" });
   const speed = select(
@@ -131,8 +163,9 @@ export async function showMatch(
     connection,
     invite,
     seats,
-    el("div", { class: "play-area" }, board.element, turnPanel),
+    el("div", { class: "play-area" }, board.element, turnPanel, endBox),
     board.playBack && field("Flick playback", speed),
+    playing && el("div", { class: "sound" }, soundToggle()),
     el("section", { class: "moves" }, el("h3", {}, "Moves"), log),
   );
   heading.focus();
@@ -145,6 +178,15 @@ export async function showMatch(
     view.phase === GamePhase.SEAT_TO_ACT &&
     view.seatToAct === held.seat;
   const name = (seat: number): string => seatLook(view, seat).name;
+
+  /** Takes a newer description of the match; an older one (by ply, then
+   * status) is ignored, so a late answer cannot undo the end. */
+  function acceptMatch(next: Match | undefined): boolean {
+    if (!next || behind(progress(next), [Math.max(view.ply, match.view?.ply ?? 0), match.status])) return false;
+    match = next;
+    clocks.setMatch(match);
+    return true;
+  }
 
   function recordWith(actions: readonly Action[]): GameRecord {
     return create(GameRecordSchema, {
@@ -206,7 +248,11 @@ export async function showMatch(
     } else {
       text = `${name(view.seatToAct ?? 0)} to play.`;
     }
+    const passed = passNote();
+    if (passed && match.status === MatchStatus.PLAYING) text = `${passed} ${text}`;
     replace(status, text);
+    drawTitle();
+    drawEnd();
     const open = match.status === MatchStatus.WAITING;
     const link = `${location.origin}/#/join/${matchId}`;
     const linkInput = el("input", { type: "text", readonly: true, value: link, name: "invite-link" });
@@ -220,6 +266,40 @@ export async function showMatch(
     );
   }
 
+  /** "Black has no move and passes.", while the last action is a pass. */
+  function passNote(): string | null {
+    if (!last || !isPass(last.action) || last.ply + 1 !== view.ply) return null;
+    const seat = last.seat ?? (view.seatToAct === undefined ? undefined : 1 - view.seatToAct);
+    return seat === undefined ? null : `${name(seat)} has no move and passes.`;
+  }
+
+  function drawTitle(): void {
+    if (match.status === MatchStatus.FINISHED) setTitle(`${info.name} — game over`);
+    else if (match.status === MatchStatus.WAITING) setTitle(`${info.name} — waiting for players`);
+    else if (myTurn()) setTitle(`Your turn — ${info.name}`);
+    else if (view.phase === GamePhase.CHANCE) setTitle(`${info.name} — dice rolling`);
+    else setTitle(`${info.name} — ${name(view.seatToAct ?? 0)} to play`);
+    if (myTurn() && beepedPly !== view.ply) {
+      beepedPly = view.ply;
+      turnBeep();
+    }
+  }
+
+  /** The result card, once the match is over (drawn once). */
+  function drawEnd(): void {
+    if (match.status !== MatchStatus.FINISHED) {
+      card?.stop();
+      card = null;
+      replace(endBox);
+      return;
+    }
+    if (card) return;
+    const lost = document.activeElement === document.body || turnPanel.contains(document.activeElement);
+    card = resultCard(match, mySeat(), who);
+    replace(endBox, card.element);
+    if (lost) card.element.querySelector<HTMLElement>("h3")?.focus();
+  }
+
   /** A seat's name, with "(you)" for the viewer's. */
   const who = (seat: number): string => (mySeat() === seat ? `${name(seat)} (you)` : name(seat));
 
@@ -230,6 +310,7 @@ export async function showMatch(
     const turn: Turn | null = mine
       ? { legal: legal!, planned, hint: hint?.action ?? null, choose: (action) => void choose(action) }
       : null;
+    board.markLast?.(last && last.ply + 1 === view.ply ? last : null);
     board.show(mine && legal!.view ? legal!.view : view, turn);
     if (!held || match.status !== MatchStatus.PLAYING) {
       replace(turnPanel);
@@ -289,6 +370,7 @@ export async function showMatch(
   function logEvent(event: WatchMatchResponse): void {
     if (event.event.case !== "action") return;
     const played = event.event.value;
+    if (log.querySelector(`li[value="${event.ply + 1}"]`)) return; // seen (a resumed stream)
     const who = played.seat === undefined ? "chance" : name(played.seat);
     log.prepend(el("li", { value: event.ply + 1 }, `${who}: ${played.action?.notation ?? "?"}`));
     while (log.children.length > LOG_LENGTH) log.lastElementChild!.remove();
@@ -310,32 +392,93 @@ export async function showMatch(
 
   async function refreshMatch(): Promise<void> {
     const got = await matches.getMatch({ matchId });
-    match = got.match!;
+    if (!acceptMatch(got.match)) return;
     record = got.record ?? null;
     dropStaleToken();
-    clocks.setMatch(match);
     setView(match.view!);
   }
 
+  /** Notes the action played at `ply` as the last one. */
+  function noteLast(ply: number, seat: number | undefined, played: ActionInfo | undefined): void {
+    if (!played?.action || (last && last.ply >= ply)) return;
+    const sameTurn = last !== null && last.ply + 1 === ply && last.seat === seat && seat !== undefined;
+    last = {
+      ply,
+      seat,
+      action: played.action,
+      notation: played.notation,
+      turn: sameTurn ? [...last!.turn, played.action] : [played.action],
+    };
+  }
+
+  /** Whether an event gives the viewer the turn. */
+  function givesMeTheTurn(event: WatchMatchResponse): boolean {
+    const next = event.view;
+    return (
+      event.event.case === "action" &&
+      held !== null &&
+      held.seat === mySeat() &&
+      next?.phase === GamePhase.SEAT_TO_ACT &&
+      next.seatToAct === held.seat
+    );
+  }
+
+  const queue = new EventQueue<WatchMatchResponse>(
+    {
+      // Bot actions (and the dice) played since the page opened.
+      paced(event) {
+        if (event.event.case !== "action" || event.ply < openedAt) return false;
+        if (!event.view || event.view.ply <= view.ply) return false;
+        const seat = event.event.value.seat;
+        if (event.event.value.flick && board.playBack && Number(speed.value) > 0) return false; // its playback paces it
+        return seat === undefined || match.seats[seat]?.kind === SeatKind.BOT;
+      },
+      viewersTurn: givesMeTheTurn,
+      apply: applyEvent,
+    },
+    stop.signal,
+  );
+  // The player reaching for the board sees the true state at once.
+  board.element.addEventListener("pointerdown", () => queue.flush());
+  board.element.addEventListener("keydown", () => queue.flush());
+
   async function onEvent(event: WatchMatchResponse): Promise<void> {
+    queue.push(event);
+  }
+
+  async function applyEvent(event: WatchMatchResponse, hurried: boolean): Promise<void> {
     const shown = event.view;
     switch (event.event.case) {
       case "snapshot":
-        match = event.event.value;
-        clocks.setMatch(match);
+        if (!acceptMatch(event.event.value)) return;
         if (shown && shown.ply <= view.ply) setView(shown);
         else draw();
         return;
       case "action": {
         logEvent(event);
         const played = event.event.value;
-        if (played.flick && board.playBack && shown && shown.ply > view.ply) {
+        const fresh = shown !== undefined && shown.ply > view.ply;
+        if (played.flick && board.playBack && fresh && !hurried) {
           await board.playBack(played.flick, Number(speed.value), stop.signal);
+        }
+        noteLast(event.ply, played.seat, played.action);
+        if (event.ply < openedAt) {
+          drawStatus();
+          drawTurn(); // the mark of what was played before the page opened
+          return;
         }
         if (played.seat !== undefined) clocks.stop(played.seat);
         if (shown) setView(shown);
+        if (!fresh) {
+          drawStatus();
+          drawTurn();
+        }
         if (played.seat !== undefined && played.seat !== mySeat()) {
-          announce(`${name(played.seat)} played ${played.action?.notation ?? ""}`);
+          announce(
+            isPass(played.action?.action)
+              ? `${name(played.seat)} has no move and passes.`
+              : `${name(played.seat)} played ${played.action?.notation ?? ""}`,
+          );
         }
         return;
       }
@@ -350,6 +493,7 @@ export async function showMatch(
       case "ended":
         match.status = MatchStatus.FINISHED;
         match.ended = event.event.value;
+        if (shown && shown.ply >= view.ply) match.view = shown;
         clocks.stopAll();
         if (shown) setView(shown);
         draw();
@@ -422,8 +566,8 @@ export async function showMatch(
     );
     announce(`You played ${response.applied.map((applied) => applied.notation).join(", ")}`);
     record = null;
-    match = response.match!;
-    clocks.setMatch(match);
+    // An answer arriving after the stream moved on (the end) changes nothing.
+    if (!acceptMatch(response.match)) return;
     // Volta waits for its flick to come back on the stream, to play it back.
     if (!board.playBack) setView(response.match!.view!);
   }
@@ -480,8 +624,7 @@ export async function showMatch(
   async function resignMatch(): Promise<void> {
     try {
       const response = await matches.resign({ matchId }, await withPlayer(asSeat(held!.token)));
-      match = response.match!;
-      clocks.stopAll();
+      if (acceptMatch(response.match)) clocks.stopAll();
       draw();
     } catch (error) {
       alertError(describeError("resign", error));
@@ -509,12 +652,13 @@ export async function showMatch(
 
   // --- running -------------------------------------------------------------------
 
+  if (myTurn()) beepedPly = view.ply; // no beep for the turn the page opened on
   draw();
   void loadTurn();
   const ticker = setInterval(tickClocks, 200);
   void follow(
     matchId,
-    view.ply,
+    Math.max(0, view.ply - HISTORY_PLIES),
     {
       onEvent,
       onConnection(live, message) {
@@ -531,5 +675,7 @@ export async function showMatch(
   return () => {
     stop.abort();
     clearInterval(ticker);
+    card?.stop();
+    resetTitle();
   };
 }

@@ -14,6 +14,8 @@ import { ExportFormat } from "./gen/meeple/v1/archive_service_pb";
 import { type FlickOutcome, GameKind, GameRecordSchema, type GameView } from "./gen/meeple/v1/game_pb";
 import { type GetMatchResponse, type Match, MatchStatus, SeatKind } from "./gen/meeple/v1/match_service_pb";
 import { identity } from "./identity";
+import type { LastAction } from "./boards/board";
+import { resetTitle, setTitle } from "./title";
 import { newBoard, resultText } from "./view";
 
 const PLAYBACK_KEY = "meeple:playback";
@@ -25,6 +27,8 @@ interface Position {
   readonly move: string;
   /** Volta: the flick that led here, to play back. */
   readonly flick?: FlickOutcome | undefined;
+  /** The action that led here, for the board to mark. */
+  readonly last?: LastAction | undefined;
 }
 
 /** The match's positions from its start, read from WatchMatch. */
@@ -46,7 +50,16 @@ async function positions(match: Match, first: GetMatchResponse, signal: AbortSig
         if (event.event.case === "action" && event.view && event.ply === moves.length) {
           const played = event.event.value;
           const move = `${name(event.view, played.seat)}: ${played.action?.notation ?? "?"}`;
-          moves.push({ view: event.view, move, flick: played.flick });
+          const before = moves[moves.length - 1]?.last;
+          const sameTurn = before !== undefined && played.seat !== undefined && before.seat === played.seat;
+          const last: LastAction | undefined = played.action?.action && {
+            ply: event.ply,
+            seat: played.seat,
+            action: played.action.action,
+            notation: played.action.notation,
+            turn: sameTurn ? [...before.turn, played.action.action] : [played.action.action],
+          };
+          moves.push({ view: event.view, move, flick: played.flick, last });
         }
         if (event.event.case === "ended") break;
       }
@@ -139,6 +152,7 @@ export async function showReplay(
 
   function draw(): void {
     const step = steps[at]!;
+    board.markLast?.(step.last ?? null);
     board.show(step.view, null);
     replace(
       where,
@@ -176,6 +190,7 @@ export async function showReplay(
     if (stepping && flick && board.playBack && speed > 0) {
       const playback = new AbortController();
       playing = playback;
+      board.markLast?.(steps[index - 1]!.last ?? null);
       board.show(steps[index - 1]!.view, null);
       void board.playBack(flick, speed, AbortSignal.any([playback.signal, stop.signal])).then(() => {
         if (playing === playback) draw();
@@ -208,8 +223,10 @@ export async function showReplay(
     event.preventDefault();
   };
   document.addEventListener("keydown", onKey);
+  setTitle(`${info.name} — replay`);
   draw();
   return () => {
+    resetTitle();
     stop.abort();
     playing?.abort();
     document.removeEventListener("keydown", onKey);

@@ -15,7 +15,8 @@ export function resultText(ended: MatchEnded | undefined, who: (seat: number) =>
   return `Game over: ${winners(ended, who)}`;
 }
 
-function winners(ended: MatchEnded, who: (seat: number) => string): string {
+/** "Black (you) wins.", "Red and Blue share the win.", "a draw." */
+export function winners(ended: MatchEnded, who: (seat: number) => string): string {
   const best = Math.max(...ended.returns);
   const won = ended.returns.flatMap((value, seat) => (value === best ? [seat] : []));
   if (won.length === ended.returns.length) return "a draw.";
