@@ -6,6 +6,7 @@ import { AIService } from "./gen/meeple/v1/ai_service_pb";
 import { ArchiveService } from "./gen/meeple/v1/archive_service_pb";
 import { AuthService } from "./gen/meeple/v1/auth_service_pb";
 import { MatchService } from "./gen/meeple/v1/match_service_pb";
+import { MatchmakingService } from "./gen/meeple/v1/matchmaking_service_pb";
 import { RulesService } from "./gen/meeple/v1/rules_service_pb";
 
 /** How long a unary call may take before the page gives up on it with
@@ -25,6 +26,7 @@ export const rules = createClient(RulesService, transport);
 export const ai = createClient(AIService, transport);
 export const auth = createClient(AuthService, transport);
 export const archive = createClient(ArchiveService, transport);
+export const matchmaking = createClient(MatchmakingService, transport);
 
 // Calls that act for the player add its bearer token (see identity.ts).
 
@@ -36,4 +38,9 @@ export function asSeat(token: string): Record<string, string> {
 /** Headers that prove the match's owner (CreateMatch's owner token). */
 export function asOwner(token: string): Record<string, string> {
   return { "meeple-owner-token": token };
+}
+
+/** Headers that prove a matchmaking ticket (CreateTicket's ticket token). */
+export function asTicket(token: string): Record<string, string> {
+  return { "meeple-ticket-token": token };
 }

@@ -1,11 +1,13 @@
-// The page: a home (your name, new match, join, live matches, my games), a
-// match view, a finished match's replay and the name page, chosen by the
-// address's fragment: #/play/ID, #/watch/ID, #/join/ID, #/replay/ID, #/name.
+// The page: a home (your name, find a match, live matches, the leaderboard,
+// new match, join, my games), a match view, a finished match's replay and
+// the name page, chosen by the address's fragment: #/play/ID, #/watch/ID, #/join/ID, #/replay/ID, #/name.
 import { matches } from "./api";
 import { createForm } from "./create";
 import { alertError, el, replace } from "./dom";
 import { describeError } from "./errors";
+import { findMatch } from "./findmatch";
 import { asPlayer, identity, onIdentityChange } from "./identity";
+import { leaderboard } from "./leaderboard";
 import { joinForm, liveMatches } from "./lobby";
 import { showMatch } from "./match";
 import { myGames } from "./mygames";
@@ -47,7 +49,25 @@ async function route(): Promise<void> {
       const signIn =
         identity() === null &&
         nameForm({ intro: "Choose the name shown on your seats: creating or joining a match needs one (watching does not)." });
-      replace(main, heading, el("div", { class: "home" }, signIn, createForm(), joinForm(), liveMatches(), identity() !== null && myGames()));
+      // Finding a match and the live matches first (as a game site's home),
+      // then the leaderboard, a match of one's own making, joining, My games.
+      const finder = findMatch();
+      replace(
+        main,
+        heading,
+        el(
+          "div",
+          { class: "home" },
+          signIn,
+          finder.element,
+          liveMatches(),
+          leaderboard(),
+          createForm(),
+          joinForm(),
+          identity() !== null && myGames(),
+        ),
+      );
+      leave = finder.stop; // leaving home ends the search
     }
   } catch (error) {
     if (!current()) return;
