@@ -1,5 +1,8 @@
 // The home page's other two parts: joining a match by its id or link, and
-// the live matches to watch (MatchService.ListMatches, newest first, paged).
+// the live matches to watch (MatchService.ListMatches, newest first, paged),
+// each headed by its game and players, then its moves, how long it has been
+// played and its id in smaller text.
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { matches } from "./api";
 import { alertError, button, el, field, replace, select } from "./dom";
 import { describeError } from "./errors";
@@ -39,9 +42,21 @@ export function joinForm(): HTMLFormElement {
   return form;
 }
 
-/** "Othello for 2: Ada (you) and bots random; 4 moves played". */
-function describeMatch(match: Match, me: string | null): string {
-  const config = match.config!;
+/** "12 moves", "1 move". */
+export function movesText(plies: number): string {
+  return `${plies} move${plies === 1 ? "" : "s"}`;
+}
+
+/** How long a match has been played: "under a minute", "3 min", "1 h 5 min". */
+export function playingFor(startMs: number, nowMs: number = Date.now()): string {
+  const minutes = Math.floor(Math.max(0, nowMs - startMs) / 60_000);
+  if (minutes < 1) return "under a minute";
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+}
+
+/** "Ada (you) and Bob", "Ada and bot easy", "bots random, random". */
+function playersOf(match: Match, me: string | null): string {
   const bots = match.seats.filter((seat) => seat.kind === SeatKind.BOT).map((seat) => seat.botSpec);
   const people = match.seats
     .filter((seat) => seat.kind === SeatKind.HUMAN)
@@ -50,9 +65,42 @@ function describeMatch(match: Match, me: string | null): string {
       const name = seat.displayName || "a player";
       return me !== null && seat.playerId === me ? `${name} (you)` : name;
     });
-  const players = bots.length > 0 ? [...people, `bots ${bots.join(", ")}`] : people;
-  const listed = players.length > 1 ? `${players.slice(0, -1).join(", ")} and ${players.at(-1)}` : (players[0] ?? "");
-  return `${gameInfo(config.kind).name} for ${seatCount(config)}: ${listed}; ${match.view?.ply ?? 0} moves played`;
+  const botText = bots.length === 1 ? `bot ${bots[0]}` : `bots ${bots.join(", ")}`;
+  const players = bots.length > 0 ? [...people, botText] : people;
+  return players.length > 1 ? `${players.slice(0, -1).join(", ")} and ${players.at(-1)}` : (players[0] ?? "");
+}
+
+/** When play began, in ms since the epoch, if the server says. */
+function startedAt(match: Match): number | null {
+  return match.startTime ? timestampMs(match.startTime) : null;
+}
+
+/** One live match: the game and players as its headline, then the moves,
+ * how long it has been played and its id, smaller. */
+function entry(match: Match, me: string | null): HTMLLIElement {
+  const config = match.config!;
+  const game = gameInfo(config.kind).name;
+  const players = playersOf(match, me);
+  const moves = movesText(match.view?.ply ?? 0);
+  const started = startedAt(match);
+  const duration = started === null ? null : playingFor(started);
+  // One's own match opens to play it (from any tab or device).
+  const mine = me !== null && match.seats.some((seat) => seat.joined && seat.playerId === me);
+  const verb = mine ? "Play" : "Watch";
+  const label = `${verb} ${game} for ${seatCount(config)}: ${players}; ${moves} played${duration ? `, for ${duration}` : ""}`;
+  return el(
+    "li",
+    { class: "live-entry", "data-match": match.matchId },
+    el("div", { class: "live-headline" }, el("strong", { class: "live-game" }, game), " ", el("span", { class: "live-players" }, players)),
+    el(
+      "div",
+      { class: "live-meta secondary" },
+      el("span", { class: "live-moves" }, moves),
+      duration && el("span", { class: "live-time" }, duration),
+      el("span", { class: "match-id" }, `match ${match.matchId}`),
+    ),
+    el("a", { class: "live-link", href: `#/${verb.toLowerCase()}/${encodeURIComponent(match.matchId)}`, "aria-label": label }, verb),
+  );
 }
 
 export function liveMatches(): HTMLElement {
@@ -68,29 +116,19 @@ export function liveMatches(): HTMLElement {
     more,
   );
 
+  let loading = 0;
   async function load(pageToken: string): Promise<void> {
+    const mine = ++loading;
     try {
       const page = await matches.listMatches({ kind: Number(filter.value) as GameKind, pageSize: PAGE_SIZE, pageToken });
+      if (mine !== loading) return;
       if (!pageToken) replace(list);
       const me = identity()?.playerId ?? null;
-      for (const match of page.matches) {
-        const text = describeMatch(match, me);
-        // One's own match opens to play it (from any tab or device).
-        const mine = me !== null && match.seats.some((seat) => seat.joined && seat.playerId === me);
-        const verb = mine ? "Play" : "Watch";
-        list.append(
-          el(
-            "li",
-            {},
-            el("span", {}, text),
-            " ",
-            el("a", { href: `#/${verb.toLowerCase()}/${match.matchId}`, "aria-label": `${verb} ${text}` }, verb),
-          ),
-        );
-      }
+      for (const match of page.matches) list.append(entry(match, me));
       if (list.children.length === 0) list.append(el("li", {}, "No match is being played right now."));
       replace(more, page.nextPageToken && button("More matches", () => void load(page.nextPageToken)));
     } catch (error) {
+      if (mine !== loading) return;
       alertError(describeError("list the live matches", error));
     }
   }

@@ -1,6 +1,7 @@
 // The page: a home (your name, find a match, live matches, the leaderboard,
 // new match, join, my games), a match view, a finished match's replay and
-// the name page, chosen by the address's fragment: #/play/ID, #/watch/ID, #/join/ID, #/replay/ID, #/name.
+// the name page, chosen by the address's fragment: #/play/ID, #/watch/ID,
+// #/join/ID, #/replay/ID, #/name.
 import { matches } from "./api";
 import { createForm } from "./create";
 import { alertError, el, replace } from "./dom";

@@ -75,7 +75,7 @@ function entry(match: MatchSummary, me: string): HTMLLIElement {
     { "data-match": match.matchId },
     el("strong", { class: `result result-${result.toLowerCase()}` }, result),
     el("span", {}, `${endedBy(match, me)}: ${game} against ${opponents(match, me)}, ${moves}`),
-    ended && el("span", {}, ", ended ", el("time", { datetime: ended.toISOString() }, when)),
+    ended && el("span", { class: "games-when secondary" }, ", ended ", el("time", { datetime: ended.toISOString() }, when)),
     " ",
     el("a", { href: `#/replay/${encodeURIComponent(match.matchId)}`, "aria-label": `Replay ${text}${when ? `, ended ${when}` : ""}` }, "Replay"),
   );
