@@ -11,6 +11,7 @@ import dataclasses
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -264,6 +265,42 @@ def test_the_live_list_names_the_game_players_and_moves(new_page: Any, site: Sit
         expect(item.locator(".live-moves")).to_have_text("2 moves")
     finally:
         olga_client.close()
+
+
+def rated_players(site: Site, game: str, count: int) -> list[str]:
+    """``count`` new players, matched in pairs through tickets (by gRPC),
+    the first seat of each match resigning: rated in ``game``."""
+
+    def play(index: int) -> str:
+        player = f"{game}-{index}-{time.monotonic_ns()}"
+        token = site.served.token(player, f"P{index}")
+        with MeepleClient(site.served.address, timeout=10, token=token) as client:
+            seat = client.wait_for_match(client.create_ticket(game)).seat
+            if seat.seat == 0:
+                client.resign(seat)
+        return player
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(play, range(count)))
+
+
+def test_the_leaderboard_pages_with_more(page: Page, site: Site) -> None:
+    rated = set(rated_players(site, "volleyball", 12))
+    deadline = time.monotonic() + 10
+    while not rated <= {r.player_id for r in site.client.leaderboard("volleyball", None)}:
+        assert time.monotonic() < deadline, "the matches were not rated"
+        time.sleep(0.1)
+    total = len(site.client.leaderboard("volleyball", None))
+    page.goto("/")
+    board = leaderboard(page)
+    board.get_by_label("Leaderboard for").select_option(label="Volleyball Returns")
+    rows = board.get_by_role("table", name="Volleyball Returns leaderboard").get_by_role("row")
+    expect(rows).to_have_count(1 + 10)  # the header, a page
+    board.get_by_role("button", name="More of the leaderboard").click()
+    expect(rows).to_have_count(1 + total)
+    expect(board.get_by_role("button", name="More of the leaderboard")).to_have_count(0)
+    ranks = [int(text) for text in rows.locator("td.rank").all_inner_texts()]
+    assert ranks == list(range(1, total + 1))
 
 
 @pytest.mark.parametrize("width", [1000, 375])
