@@ -12,6 +12,7 @@ import { Clocks, formatClock } from "./clocks";
 import { alertError, announce, button, el, field, replace, select } from "./dom";
 import { describeError } from "./errors";
 import { BOT_LEVELS, gameInfo, seatLook } from "./games";
+import { actionText, narrator } from "./notation";
 import {
   type Action,
   type ActionInfo,
@@ -124,6 +125,7 @@ export async function showMatch(
   let legalPly = -1;
   let loadingPly = -1;
   let hint: { action: Action; text: string } | null = null;
+  const narrate = narrator(); // the move log's words (notation.ts)
   let busy = false;
   let generation = 0;
   // The last action played, for the board's mark and Othello's pass.
@@ -372,7 +374,7 @@ export async function showMatch(
     const played = event.event.value;
     if (log.querySelector(`li[value="${event.ply + 1}"]`)) return; // seen (a resumed stream)
     const who = played.seat === undefined ? "chance" : name(played.seat);
-    log.prepend(el("li", { value: event.ply + 1 }, `${who}: ${played.action?.notation ?? "?"}`));
+    log.prepend(el("li", { value: event.ply + 1 }, `${who}: ${narrate(event, view, name)}`));
     while (log.children.length > LOG_LENGTH) log.lastElementChild!.remove();
   }
 
@@ -477,7 +479,7 @@ export async function showMatch(
           announce(
             isPass(played.action?.action)
               ? `${name(played.seat)} has no move and passes.`
-              : `${name(played.seat)} played ${played.action?.notation ?? ""}`,
+              : `${name(played.seat)} played ${actionText(played.action)}`,
           );
         }
         return;
@@ -564,7 +566,7 @@ export async function showMatch(
       { matchId, expectedPly: record!.history.length, actions },
       await withPlayer(asSeat(held!.token)),
     );
-    announce(`You played ${response.applied.map((applied) => applied.notation).join(", ")}`);
+    announce(`You played ${response.applied.map((applied) => actionText(applied)).join(", ")}`);
     record = null;
     // An answer arriving after the stream moved on (the end) changes nothing.
     if (!acceptMatch(response.match)) return;
@@ -612,7 +614,7 @@ export async function showMatch(
       }, { timeoutMs: HINT_TIMEOUT_MS });
       hint = {
         action: got.action!.action!,
-        text: `Hint (${level}): ${got.action!.notation} (thought for ${got.thinkSeconds.toFixed(2)} s)`,
+        text: `Hint (${level}): ${actionText(got.action)} (thought for ${got.thinkSeconds.toFixed(2)} s)`,
       };
       drawTurn();
       announce(hint.text);

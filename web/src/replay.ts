@@ -10,6 +10,7 @@ import { archive, matches, rules } from "./api";
 import { alertError, announce, button, el, replace } from "./dom";
 import { describeError, errorCode } from "./errors";
 import { gameInfo, seatLook } from "./games";
+import { narrator } from "./notation";
 import { ExportFormat } from "./gen/meeple/v1/archive_service_pb";
 import { type FlickOutcome, GameKind, GameRecordSchema, type GameView } from "./gen/meeple/v1/game_pb";
 import { type GetMatchResponse, type Match, MatchStatus, SeatKind } from "./gen/meeple/v1/match_service_pb";
@@ -41,6 +42,7 @@ async function positions(match: Match, first: GetMatchResponse, signal: AbortSig
   const name = (view: GameView | undefined, seat: number | undefined): string =>
     seat === undefined ? "chance" : seatLook(view ?? match.view, seat).name;
   const moves: Position[] = [];
+  const narrate = narrator(); // the moves' words (notation.ts)
   for (let attempt = 0; ; attempt++) {
     moves.length = 0;
     try {
@@ -49,7 +51,7 @@ async function positions(match: Match, first: GetMatchResponse, signal: AbortSig
       for await (const event of events) {
         if (event.event.case === "action" && event.view && event.ply === moves.length) {
           const played = event.event.value;
-          const move = `${name(event.view, played.seat)}: ${played.action?.notation ?? "?"}`;
+          const move = `${name(event.view, played.seat)}: ${narrate(event, undefined, (seat) => name(event.view, seat))}`;
           const before = moves[moves.length - 1]?.last;
           const sameTurn = before !== undefined && played.seat !== undefined && before.seat === played.seat;
           const last: LastAction | undefined = played.action?.action && {
