@@ -430,6 +430,8 @@ export async function showMatch(
       // Bot actions (and the dice) played since the page opened.
       paced(event) {
         if (event.event.case !== "action" || event.ply < openedAt) return false;
+        // A match of bots only is paced by the server (CreateMatch's bot_pace).
+        if (!match.seats.some((seat) => seat.kind === SeatKind.HUMAN)) return false;
         if (!event.view || event.view.ply <= view.ply) return false;
         const seat = event.event.value.seat;
         if (event.event.value.flick && board.playBack && Number(speed.value) > 0) return false; // its playback paces it
