@@ -1,7 +1,11 @@
 // Volta: the arena on a canvas. The viewer aims a flick by dragging on their
 // steed (press on the side to push, drag the way to push it, farther for a
 // harder flick) or with the form beside it, which the drag fills in; the
-// Flick button plays it. Flicks play back from the server's frames.
+// Flick button plays it. Flicks play back from the server's frames. A hint is
+// drawn as a dashed arrow over the canvas (an SVG overlay: where on the steed
+// the finger pushes, which way, its length the impulse), with its words.
+// The form sits beside the canvas on a wide screen and just under it on a
+// phone, so the arena and the Flick button are in one view.
 import { create } from "@bufbuild/protobuf";
 import {
   type Action,
@@ -15,7 +19,8 @@ import {
 import type { FlickBounds } from "../gen/meeple/v1/rules_service_pb";
 import { button, el, field, replace } from "../dom";
 import { seatLook } from "../games";
-import type { Board, Turn } from "./board";
+import { flickText, sideName } from "../notation";
+import type { Board, LastAction, Turn } from "./board";
 
 const SIZE = 480; // canvas pixels
 const SHOWN_RADII = 1.3; // the view reaches past the rim, to see steeds fall
@@ -70,9 +75,26 @@ export function arenaBoard(): Board {
     ),
   );
   const skip = button("Skip playback", () => skipping?.abort(), { hidden: true });
-  const element = el("div", { class: "board" }, canvas, playback, skip, description, form);
+  const overlay = svg("svg", { class: "arena-overlay", viewBox: `0 0 ${SIZE} ${SIZE}`, "aria-hidden": "true", focusable: "false" });
+  const hintText = el("p", { class: "arena-hint" });
+  const lastText = el("p", { class: "arena-last" });
+  const element = el(
+    "div",
+    { class: "board arena-board" },
+    el("div", { class: "arena-view" }, canvas, overlay),
+    el(
+      "div",
+      { class: "arena-panel" },
+      form,
+      el("div", { class: "playback-row" }, playback, skip),
+      hintText,
+      lastText,
+      description,
+    ),
+  );
   const context = canvas.getContext("2d")!;
   const hatch = stripes(context);
+  let last: LastAction | null = null;
 
   let view: GameView | null = null;
   let turn: Turn | null = null;
@@ -172,6 +194,7 @@ export function arenaBoard(): Board {
     context.lineWidth = 3;
     context.stroke();
     steeds.forEach((steed, seat) => drawSteed(steed, seat, position, s));
+    if (steeds === position.steeds) drawLast(position);
     if (showAim) drawAim(position);
   }
 
@@ -218,21 +241,28 @@ export function arenaBoard(): Board {
     }
   }
 
+  /** A flick's arrow on the canvas, tail to head: the head on the point of
+   * the side pushed, pointing the way of the push, longer for a harder one. */
+  function arrow(position: ArenaPosition, steed: SteedPose, flick: Aim): [number, number, number, number] {
+    const half = position.steedSideM / 2;
+    const [nx, ny] = NORMALS[flick.side] ?? NORMALS[0]!;
+    const [tx, ty] = [-ny, nx];
+    const [px, py] = rotate(half * nx + flick.offset * half * tx, half * ny + flick.offset * half * ty, steed.angleRad);
+    const [dx, dy] = rotate(
+      -nx * Math.cos(flick.angle) - tx * Math.sin(flick.angle),
+      -ny * Math.cos(flick.angle) - ty * Math.sin(flick.angle),
+      steed.angleRad,
+    );
+    const length = (flick.impulse / bounds.impulseMaxNs) * position.arenaRadiusM * 0.6;
+    const [x0, y0] = toCanvas(steed.xM + px - dx * length, steed.yM + py - dy * length);
+    const [x1, y1] = toCanvas(steed.xM + px, steed.yM + py);
+    return [x0, y0, x1, y1];
+  }
+
   function drawAim(position: ArenaPosition): void {
     const steed = position.steeds[mover()];
     if (!steed) return;
-    const half = position.steedSideM / 2;
-    const [nx, ny] = NORMALS[aim.side]!;
-    const [tx, ty] = [-ny, nx];
-    const [px, py] = rotate(half * nx + aim.offset * half * tx, half * ny + aim.offset * half * ty, steed.angleRad);
-    const [dx, dy] = rotate(
-      -nx * Math.cos(aim.angle) - tx * Math.sin(aim.angle),
-      -ny * Math.cos(aim.angle) - ty * Math.sin(aim.angle),
-      steed.angleRad,
-    );
-    const length = (aim.impulse / bounds.impulseMaxNs) * position.arenaRadiusM * 0.6;
-    const [x0, y0] = toCanvas(steed.xM + px - dx * length, steed.yM + py - dy * length);
-    const [x1, y1] = toCanvas(steed.xM + px, steed.yM + py);
+    const [x0, y0, x1, y1] = arrow(position, steed, aim);
     context.strokeStyle = "#c53030";
     context.fillStyle = "#c53030";
     context.lineWidth = 3;
@@ -240,23 +270,60 @@ export function arenaBoard(): Board {
     context.moveTo(x0, y0);
     context.lineTo(x1, y1);
     context.stroke();
-    const head = Math.atan2(y1 - y0, x1 - x0);
     context.beginPath();
-    context.moveTo(x1, y1);
-    context.lineTo(x1 - 12 * Math.cos(head - 0.4), y1 - 12 * Math.sin(head - 0.4));
-    context.lineTo(x1 - 12 * Math.cos(head + 0.4), y1 - 12 * Math.sin(head + 0.4));
+    for (const [x, y] of arrowHead(x0, y0, x1, y1)) context.lineTo(x, y);
     context.closePath();
     context.fill();
   }
 
-  function describeArena(current: GameView, position: ArenaPosition): void {
+  /** The hint's arrow over the canvas (or none). */
+  function drawHint(position: ArenaPosition | null, hinted: Aim | null): void {
+    const steed = position?.steeds[mover()];
+    if (!position || !steed || !hinted) {
+      overlay.replaceChildren();
+      return;
+    }
+    const [x0, y0, x1, y1] = arrow(position, steed, hinted);
+    const head = arrowHead(x0, y0, x1, y1, 16)
+      .map(([x, y], index) => `${index ? "L" : "M"}${x.toFixed(1)} ${y.toFixed(1)}`)
+      .join("");
+    overlay.replaceChildren(
+      svg(
+        "g",
+        { class: "hint-arrow" },
+        svg("path", { class: "hint-arrow-shaft", d: `M${x0.toFixed(1)} ${y0.toFixed(1)}L${x1.toFixed(1)} ${y1.toFixed(1)}` }),
+        svg("path", { class: "hint-arrow-head", d: `${head}Z` }),
+        svg("circle", { class: "hint-arrow-point", cx: x1.toFixed(1), cy: y1.toFixed(1), r: 5 }),
+      ),
+    );
+  }
+
+  /** A dashed ring around the steed flicked last, while its position shows. */
+  function drawLast(position: ArenaPosition): void {
+    const steed = last && last.seat !== undefined && view && last.ply + 1 === view.ply ? position.steeds[last.seat] : undefined;
+    if (!steed || !steed.onArena) return;
+    const [cx, cy] = toCanvas(steed.xM, steed.yM);
+    context.save();
+    context.setLineDash([6, 4]);
+    context.strokeStyle = "#1a202c";
+    context.lineWidth = 2;
+    context.beginPath();
+    context.arc(cx, cy, position.steedSideM * 0.85 * scale(), 0, 2 * Math.PI);
+    context.stroke();
+    context.restore();
+  }
+
+  function describeArena(current: GameView, position: ArenaPosition, hinted: Aim | null): void {
     const parts = position.steeds.map((steed, seat) => {
       const rider = steed.rider === RiderState.FALLEN ? "rider fallen" : "rider on";
       const place = steed.onArena ? `at ${(steed.xM * 100).toFixed(1)}, ${(steed.yM * 100).toFixed(1)} cm` : "off the arena";
       return `${seatLook(current, seat).name}'s steed (${seat === 0 ? "solid blue" : "striped orange"}) ${place}, turned ${Math.round(steed.angleRad / DEGREE)}°, ${rider}`;
     });
     const text = `${parts.join("; ")}. The arena's radius is ${(position.arenaRadiusM * 100).toFixed(0)} cm.`;
-    canvas.setAttribute("aria-label", text);
+    const hint = hinted
+      ? ` Hint drawn: push the ${flickText({ side: hinted.side, offset: hinted.offset, angleRad: hinted.angle, impulseNs: hinted.impulse })}.`
+      : "";
+    canvas.setAttribute("aria-label", text + hint);
     replace(description, text);
   }
 
@@ -265,7 +332,7 @@ export function arenaBoard(): Board {
     const options = NORMALS.map(([nx, ny], index) => {
       const [wx, wy] = rotate(nx, ny, steed?.angleRad ?? 0);
       const compass = DIRECTIONS[(Math.round(Math.atan2(wy, wx) / (Math.PI / 4)) + 8) % 8];
-      return el("option", { value: index, selected: index === aim.side }, `Side ${index}: faces ${compass}`);
+      return el("option", { value: index, selected: index === aim.side }, `${sideName(index)} (side ${index}): faces ${compass}`);
     });
     side.replaceChildren(...options);
   }
@@ -288,18 +355,32 @@ export function arenaBoard(): Board {
       form.querySelector("fieldset")!.disabled = shownTurn === null;
       const hinted = shownTurn?.hint?.kind;
       sideOptions(position);
-      if (hinted?.case === "flick") {
-        const { side: s, offset: o, angleRad, impulseNs } = hinted.value;
-        setAim({ side: s, offset: o, angle: angleRad, impulse: impulseNs });
-      } else {
-        setAim(aim);
-      }
-      describeArena(shown, position);
+      const suggested =
+        hinted?.case === "flick"
+          ? { side: hinted.value.side, offset: hinted.value.offset, angle: hinted.value.angleRad, impulse: hinted.value.impulseNs }
+          : null;
+      setAim(suggested ?? aim);
+      drawHint(position, suggested);
+      replace(
+        hintText,
+        suggested &&
+          `Hint: push the ${flickText({ side: suggested.side, offset: suggested.offset, angleRad: suggested.angle, impulseNs: suggested.impulse })} (the dashed arrow; the aim is set to it).`,
+      );
+      describeArena(shown, position, suggested);
+    },
+    markLast(next: LastAction | null) {
+      last = next;
+      const flicked = next?.action.kind.case === "flick" ? next.action.kind.value : null;
+      replace(
+        lastText,
+        flicked && `${seatLook(view ?? undefined, next!.seat ?? 0).name} flicked the ${flickText(flicked)}.`,
+      );
     },
     async playBack(outcome: FlickOutcome, speed: number, signal: AbortSignal) {
       if (speed <= 0 || outcome.frames.length === 0) return;
       skipping = new AbortController();
       const stop = skipping.signal;
+      overlay.replaceChildren();
       skip.hidden = false;
       const started = performance.now();
       const total = outcome.durationS;
@@ -331,6 +412,28 @@ function flickEvents(outcome: FlickOutcome, view: GameView | null): string {
     .filter(Boolean);
   const point = outcome.pointTo === undefined ? "" : `; point to ${seatLook(view ?? undefined, outcome.pointTo).name}`;
   return `${names.length ? `: ${names.join(", ")}` : ""}${point}.`;
+}
+
+/** An arrowhead's three corners, its tip at (x1, y1). */
+function arrowHead(x0: number, y0: number, x1: number, y1: number, size = 12): [number, number][] {
+  const head = Math.atan2(y1 - y0, x1 - x0);
+  return [
+    [x1, y1],
+    [x1 - size * Math.cos(head - 0.4), y1 - size * Math.sin(head - 0.4)],
+    [x1 - size * Math.cos(head + 0.4), y1 - size * Math.sin(head + 0.4)],
+  ];
+}
+
+/** An SVG element with attributes and children (the overlay's arrow). */
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string | number>,
+  ...children: SVGElement[]
+): SVGElementTagNameMap[K] {
+  const element = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  element.append(...children);
+  return element;
 }
 
 /** Diagonal stripes, so the second steed differs by more than its colour. */

@@ -1,7 +1,11 @@
 // Volleyball Returns: both sides of the net as buttons (seat 1's side on the
 // left, column 7 outermost; row 1 at the bottom). A click places, serves,
 // picks a piece to step and then its target, or lands the ball; End turn,
-// Roll and Skip are buttons. Each square's name says what is on it.
+// Roll and Skip are buttons. Each square's name says what is on it. A step
+// hint marks both the piece and its target; the last turn's pieces are
+// marked; why each point ended (or the ball came back) is said in words in a
+// live region. On a phone the court keeps squares of at least 44 px and
+// scrolls sideways (to the side in play) instead of shrinking them.
 import {
   type Action,
   CourtPhase,
@@ -11,9 +15,13 @@ import {
 } from "../gen/meeple/v1/game_pb";
 import { button, el, replace } from "../dom";
 import { seatLook } from "../games";
-import { type Board, type Turn, sameAction } from "./board";
+import { rallyText } from "../notation";
+import { type Board, type LastAction, type Turn, sameAction } from "./board";
 
 const COLUMNS = 7;
+// A jump between two shown views longer than a turn (a replay's First and
+// Last) spans points: no reason is given for it.
+const LONGEST_TURN = 8;
 
 const key = (seat: number, square: CourtSquare | undefined): string =>
   `${seat}:${square?.column ?? 0},${square?.row ?? 0}`;
@@ -64,11 +72,17 @@ export function courtBoard(): Board {
   const court = el("div", { class: "court", role: "group", "aria-label": "Court" });
   const phase = el("p", { class: "phase" });
   const controls = el("div", { class: "court-controls" });
-  const element = el("div", { class: "board" }, phase, court, controls);
+  const rally = el("p", { class: "rally", role: "status" });
+  const scroller = el("div", { class: "court-scroll" }, court);
+  const element = el("div", { class: "board court-board" }, phase, scroller, controls, rally);
   let squares = new Map<string, HTMLButtonElement>();
   let rows = 0;
   let selected: string | null = null;
-  let current: { turn: Turn | null; choices: Choices | null; view: GameView } | null = null;
+  let current: { turn: Turn | null; choices: Choices | null; view: GameView; mover: number } | null = null;
+  let last: LastAction | null = null;
+  let previous: GameView | null = null;
+  let reason: { text: string; ply: number } | null = null;
+  let shownSide = -1;
 
   function build(height: number): void {
     rows = height;
@@ -121,6 +135,10 @@ export function courtBoard(): Board {
     const receiver = 1 - position.hitter;
     const ball = position.landing ? key(receiver, position.landing) : null;
     const targets = selected ? found?.steps.get(selected) : undefined;
+    const hint = turn?.hint?.kind.case === "volleyball" ? turn.hint.kind.value.move : undefined;
+    const hintFrom = hint?.case === "step" ? key(current.mover, hint.value.origin) : null;
+    const hintTo = hint?.case === "step" ? key(current.mover, hint.value.target) : null;
+    const moved = lastMoved(last, view);
     for (const [id, element] of squares) {
       const [seat, place] = id.split(":") as [string, string];
       const owner = pieces.get(id);
@@ -132,8 +150,15 @@ export function courtBoard(): Board {
         found?.steps.has(id) && (selected === id ? "selected to step" : "can step"),
         targets?.has(id) && "step here",
       ].filter(Boolean) as string[];
-      const hinted = turn?.hint && [...allActions(found, id)].some((action) => sameAction(action, turn.hint));
-      const content = [look ? `${look.name} piece` : "empty", id === ball && "the ball is here", hinted && "hinted"];
+      const hintedPiece = id === hintFrom;
+      const hinted =
+        hintedPiece || (turn?.hint && (id === hintTo || [...allActions(found, id)].some((action) => sameAction(action, turn.hint))));
+      const content = [
+        look ? `${look.name} piece` : "empty",
+        id === ball && "the ball is here",
+        moved.has(id) && "last move",
+        hinted && (hintedPiece ? "hinted piece to step" : hintTo === id ? "hinted target" : "hinted"),
+      ];
       element.setAttribute(
         "aria-label",
         `${seatLook(view, Number(seat)).name} side ${place}: ${[...content, ...offers].filter(Boolean).join(", ")}`,
@@ -143,6 +168,8 @@ export function courtBoard(): Board {
       element.classList.toggle("legal", offers.length > 0);
       element.classList.toggle("ball-here", id === ball);
       element.classList.toggle("hinted", !!hinted);
+      element.classList.toggle("hint-from", hintedPiece);
+      element.classList.toggle("last-move", moved.has(id));
       element.replaceChildren(
         look ? el("span", { class: `piece ${look.style}`, "aria-hidden": "true" }, look.symbol) : "",
         id === ball ? el("span", { class: "ball-marker", "aria-hidden": "true" }, "●") : "",
@@ -155,6 +182,31 @@ export function courtBoard(): Board {
       found?.roll && button("Roll the dice", () => turn!.choose(found.roll!)),
     );
     replace(phase, describe(view, position));
+    replace(rally, reason?.text ?? "");
+    followPlay(position, found, current.mover);
+  }
+
+  /** On a court wider than its box (a phone), scrolls it sideways to the
+   * side in play when that changes: where the viewer may act, else where
+   * the ball is or the mover stands. Only the court's box scrolls. */
+  function followPlay(position: CourtPosition, found: Choices | null | undefined, mover: number): void {
+    if (scroller.scrollWidth <= scroller.clientWidth + 1) return;
+    const side = found?.land.size ? 1 - mover : found ? mover : position.landing ? 1 - position.hitter : mover;
+    if (side === shownSide) return;
+    shownSide = side;
+    scroller.scrollLeft = side === 0 ? 0 : scroller.scrollWidth;
+  }
+
+  /** The reason for the point (or the return) between the view shown last
+   * and this one, kept until the next one (or a step back in a replay). */
+  function noteRally(view: GameView): void {
+    if (previous && view.ply > previous.ply && view.ply - previous.ply <= LONGEST_TURN) {
+      const text = rallyText(previous, view, (seat) => seatLook(view, seat).name);
+      if (text) reason = { text, ply: view.ply };
+    } else if (reason && view.ply < reason.ply) {
+      reason = null;
+    }
+    previous = view;
   }
 
   return {
@@ -165,8 +217,12 @@ export function courtBoard(): Board {
       const mover = turn?.legal.view?.seatToAct ?? view.seatToAct ?? 0;
       const found = turn ? choices(turn, mover) : null;
       if (!found?.steps.has(selected ?? "")) selected = null;
-      current = { view, turn, choices: found };
+      current = { view, turn, choices: found, mover };
+      noteRally(view);
       draw();
+    },
+    markLast(next: LastAction | null) {
+      last = next;
     },
   };
 }
@@ -181,6 +237,24 @@ function* allActions(found: Choices | null | undefined, id: string): Generator<A
     const action = targets.get(id);
     if (action) yield action;
   }
+}
+
+/** The squares the last turn's pieces stand on now: placed, served (to
+ * column 7, same row) or stepped to; while the position after it shows. */
+function lastMoved(last: LastAction | null, view: GameView): Set<string> {
+  const found = new Set<string>();
+  if (!last || last.seat === undefined || last.ply + 1 !== view.ply) return found;
+  for (const action of last.turn) {
+    if (action.kind.case !== "volleyball") continue;
+    const move = action.kind.value.move;
+    if (move.case === "place") found.add(key(last.seat, move.value));
+    if (move.case === "serve") found.add(`${last.seat}:7,${move.value.row}`);
+    if (move.case === "step") {
+      found.delete(key(last.seat, move.value.origin));
+      found.add(key(last.seat, move.value.target));
+    }
+  }
+  return found;
 }
 
 function describe(view: GameView, court: CourtPosition): string {
