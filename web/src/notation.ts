@@ -95,8 +95,8 @@ export function rallyText(before: GameView | undefined, after: GameView, name: (
   }
   if (was.landing && now.hitter === receiver && now.hitter !== was.hitter) {
     const line = interceptLine(now, receiver, was.landing);
-    const through = line ? ` (${line.map(squareText).join(", ")})` : "";
-    return `Blocked: ${name(receiver)}'s line of three${through} ends on the ball at ${ball} — the ball returns; ${name(receiver)} hits.`;
+    const through = line ? ` through ${squareText(line[1])} to ${squareText(line[2])}` : "";
+    return `Blocked: ${name(receiver)}'s line of three from the ball at ${ball}${through} — the ball returns; ${name(receiver)} hits.`;
   }
   return null;
 }
