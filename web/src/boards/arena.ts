@@ -95,6 +95,7 @@ export function arenaBoard(): Board {
   const context = canvas.getContext("2d")!;
   const hatch = stripes(context);
   let last: LastAction | null = null;
+  let refocus = false;
 
   let view: GameView | null = null;
   let turn: Turn | null = null;
@@ -140,6 +141,9 @@ export function arenaBoard(): Board {
     const action: Action = create(ActionSchema, {
       kind: { case: "flick", value: { side: aim.side, offset: aim.offset, angleRad: aim.angle, impulseNs: aim.impulse } },
     });
+    // The keyboard's place comes back to Flick on the next turn (the
+    // fieldset is disabled meanwhile), without scrolling the page.
+    refocus = document.activeElement === flick;
     turn.choose(action);
   });
 
@@ -353,6 +357,10 @@ export function arenaBoard(): Board {
       impulse.min = String(bounds.impulseMinNs);
       impulse.max = String(bounds.impulseMaxNs);
       form.querySelector("fieldset")!.disabled = shownTurn === null;
+      if (shownTurn && refocus && (document.activeElement === document.body || document.activeElement === null)) {
+        refocus = false;
+        flick.focus({ preventScroll: true });
+      }
       const hinted = shownTurn?.hint?.kind;
       sideOptions(position);
       const suggested =

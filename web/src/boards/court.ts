@@ -74,7 +74,8 @@ export function courtBoard(): Board {
   const controls = el("div", { class: "court-controls" });
   const rally = el("p", { class: "rally", role: "status" });
   const scroller = el("div", { class: "court-scroll" }, court);
-  const element = el("div", { class: "board court-board" }, phase, scroller, controls, rally);
+  const swipe = el("p", { class: "court-swipe" }, "The court scrolls sideways: swipe it for the other side.");
+  const element = el("div", { class: "board court-board" }, phase, scroller, swipe, controls, rally);
   let squares = new Map<string, HTMLButtonElement>();
   let rows = 0;
   let selected: string | null = null;
