@@ -95,6 +95,7 @@ class PlayerRating:
     sigma: float
     matches: int = 0
     version: int = 0  # grows with every update, for compare-and-set
+    display_name: str = ""  # the player's name in its latest rated match
 
     @property
     def ordinal(self) -> float:

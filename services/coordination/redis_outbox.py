@@ -71,7 +71,12 @@ def _rating(player_id: str, fields: Any) -> PlayerRating | None:
     if not fields:  # cjson's false: no rating before
         return None
     return PlayerRating(
-        player_id, fields["mu"], fields["sigma"], fields["matches"], fields["version"]
+        player_id,
+        fields["mu"],
+        fields["sigma"],
+        fields["matches"],
+        fields["version"],
+        fields.get("name", ""),
     )
 
 

@@ -74,7 +74,12 @@ return 'applied'
 def _rating(player_id: str, raw: bytes) -> PlayerRating:
     fields = json.loads(raw)
     return PlayerRating(
-        player_id, fields["mu"], fields["sigma"], fields["matches"], fields["version"]
+        player_id,
+        fields["mu"],
+        fields["sigma"],
+        fields["matches"],
+        fields["version"],
+        fields.get("name", ""),  # missing in ratings stored before names
     )
 
 
@@ -114,6 +119,7 @@ class RedisRatings:
                 "sigma": rating.sigma,
                 "matches": rating.matches,
                 "version": rating.version,
+                "name": rating.display_name,
             }
             args += [rating.player_id, before[rating.player_id], json.dumps(fields), rating.ordinal]
         args += [match_id, game]

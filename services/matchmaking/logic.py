@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -70,7 +71,7 @@ from services.limits import RateLimiter, per_minute
 from services.match_service import logic as matches
 from services.match_service.logic import Matches
 from services.match_service.seat_tokens import token_hash
-from services.match_service.views import end_returns
+from services.match_service.views import end_returns, name_at
 from services.matchmaking.pairing import window_of
 from services.matchmaking.ratings import new_rating, rate
 from services.matchmaking.window import step_of
@@ -472,7 +473,13 @@ async def rate_result(maker: Matchmaker, job: ResultJob) -> bool:
             current[player] if player else bot_level(data.bot_specs[seat])
             for seat, player in enumerate(data.players)
         ]
-        after = rate(seats, returns)
+        named = {player: name_at(data, seat) for seat, player in enumerate(data.players)}
+        after = [  # each player's name as it sat in this match (else the one before)
+            dataclasses.replace(
+                r, display_name=named[r.player_id] or current[r.player_id].display_name
+            )
+            for r in rate(seats, returns)
+        ]
         before = {p: current[p].version for p in humans}
         outcome = await maker.store.apply_ratings(game, data.match_id, before, after)
         if outcome is not Applied.CONFLICT:
@@ -525,4 +532,5 @@ def rating_message(rating: PlayerRating) -> mm.Rating:
         sigma=rating.sigma,
         ordinal=rating.ordinal,
         matches=rating.matches,
+        display_name=rating.display_name,
     )

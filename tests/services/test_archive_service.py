@@ -229,6 +229,9 @@ def test_a_rated_match_records_rating_changes_and_head_to_head(
     own = mm.GetRatingRequest(game=pb.GAME_KIND_OTHELLO, player_id="winner")
     rating = stubs.tickets.GetRating(own).rating
     assert change.after.mu == pytest.approx(rating.mu)
+    seated = stubs.matches.GetMatch(ms.GetMatchRequest(match_id=match_id)).match.seats
+    names = {seat.player_id: seat.display_name for seat in seated}
+    assert rating.display_name == names["winner"] != ""  # the name it played under
     versus = ar.GetHeadToHeadRequest(player_id="winner", opponent_id="loser")
     deadline = time.monotonic() + 10
     while not stub.GetHeadToHead(versus).matches and time.monotonic() < deadline:

@@ -134,18 +134,20 @@ class CancelTicketResponse(_message.Message):
     def __init__(self, ticket: _Optional[_Union[Ticket, _Mapping]] = ...) -> None: ...
 
 class Rating(_message.Message):
-    __slots__ = ("player_id", "mu", "sigma", "ordinal", "matches")
+    __slots__ = ("player_id", "mu", "sigma", "ordinal", "matches", "display_name")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     ORDINAL_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     mu: float
     sigma: float
     ordinal: float
     matches: int
-    def __init__(self, player_id: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., matches: _Optional[int] = ...) -> None: ...
+    display_name: str
+    def __init__(self, player_id: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., matches: _Optional[int] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class GetRatingRequest(_message.Message):
     __slots__ = ("game", "player_id")
