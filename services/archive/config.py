@@ -20,7 +20,7 @@ def archive_url(settings: Settings) -> str | None:
 def archive_for(settings: Settings) -> SqlArchive | None:
     """The archive of ``archive_url``. An SQLite file is migrated as the
     server starts (it is the server's own); a PostgreSQL database is
-    migrated by ``meeple archive migrate`` (a deployment's Job), and a
+    migrated by ``meeple archive migrate`` (a deployment's init step), and a
     server refuses to start on an older schema."""
     url = archive_url(settings)
     if url is None:

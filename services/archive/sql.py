@@ -115,7 +115,7 @@ class SqlArchive:
     (``postgresql://…``, ``postgres://…`` or ``sqlite:///PATH``; see
     ``database.engine_url``). With ``migrate``, ``start()`` upgrades an older
     schema to this code's (the embedded SQLite default); without it (a
-    PostgreSQL deployment, migrated by a Job), it raises ``SchemaOutOfDate``.
+    PostgreSQL deployment, migrated by its init step), it raises ``SchemaOutOfDate``.
     ``connect_timeout``: seconds to wait for a connection."""
 
     def __init__(self, url: str, migrate: bool, connect_timeout: float = CONNECT_TIMEOUT) -> None:
