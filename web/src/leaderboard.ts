@@ -1,8 +1,8 @@
 // A game's leaderboard (MatchmakingService.ListLeaderboard, best ordinal
 // first, in pages): rank, player, rating (the ordinal, mu - 3 sigma,
-// rounded) and rated matches. The leaderboard names players by id; their
-// display names come from their latest archived match (ArchiveService,
-// public), when the server keeps an archive, and the id stays beside them.
+// rounded) and rated matches. Each rating carries its player's name in its
+// latest rated match (older ratings none: then the player's latest archived
+// match names it, when the server keeps an archive); the id stays beside it.
 import { archive, matchmaking } from "./api";
 import { alertError, button, el, field, replace, select } from "./dom";
 import { describeError } from "./errors";
@@ -35,7 +35,10 @@ function row(rating: Rating, rank: number, me: { playerId: string; displayName: 
   const mine = me !== null && rating.playerId === me.playerId;
   const name = el("span", { class: "player-name" }, mine ? `${me.displayName} (you)` : "");
   const id = el("span", { class: "player-id secondary" }, `id ${rating.playerId}`);
-  if (!mine) {
+  if (!mine && rating.displayName) {
+    replace(name, rating.displayName); // its name in its latest rated match
+  } else if (!mine) {
+    // A rating stored before ratings kept names: the archive may know it.
     void displayName(rating.playerId).then((found) => {
       if (found) replace(name, found);
     });

@@ -134,7 +134,8 @@ export async function showMatch(
   let card: ResultCard | null = null;
   let beepedPly = -1;
 
-  const heading = el("h2", { tabindex: -1 }, `${info.name} · match ${matchId}`);
+  // The game leads; the match id is secondary (the same accessible name).
+  const heading = el("h2", { tabindex: -1 }, info.name, el("span", { class: "match-id" }, ` · match ${matchId}`));
   const status = el("p", { class: "match-status", "aria-live": "polite" });
   const connection = el("p", { class: "connection" });
   const invite = el("div", { class: "invite" });

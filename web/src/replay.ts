@@ -112,7 +112,13 @@ export async function showReplay(
   const who = (seat: number): string => `${seatLook(match.view, seat).name}${mine(seat) ? " (you)" : ""}`;
 
   const board = newBoard(steps[0]!.view);
-  const heading = el("h2", { tabindex: -1 }, `${info.name} · match ${matchId} · replay`);
+  const heading = el(
+    "h2",
+    { tabindex: -1 },
+    info.name,
+    el("span", { class: "match-id" }, ` · match ${matchId}`),
+    " · replay",
+  );
   const status = el("p", { class: "match-status" }, resultText(match.ended, who));
   const seats = el("ul", { class: "seats", "aria-label": "Players" });
   const where = el("p", { class: "replay-position", "aria-live": "polite" });
