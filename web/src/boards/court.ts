@@ -171,10 +171,17 @@ export function courtBoard(): Board {
       element.classList.toggle("hinted", !!hinted);
       element.classList.toggle("hint-from", hintedPiece);
       element.classList.toggle("last-move", moved.has(id));
-      element.replaceChildren(
-        look ? el("span", { class: `piece ${look.style}`, "aria-hidden": "true" }, look.symbol) : "",
-        id === ball ? el("span", { class: "ball-marker", "aria-hidden": "true" }, "●") : "",
-      );
+      // The children change only with what is on the square: a redraw
+      // between a press and its release (the match catching up on the
+      // press) must not remove the element pressed, or no click follows.
+      const shows = `${look?.style ?? ""}|${look?.symbol ?? ""}|${id === ball}`;
+      if (element.dataset.shows !== shows) {
+        element.dataset.shows = shows;
+        element.replaceChildren(
+          look ? el("span", { class: `piece ${look.style}`, "aria-hidden": "true" }, look.symbol) : "",
+          id === ball ? el("span", { class: "ball-marker", "aria-hidden": "true" }, "●") : "",
+        );
+      }
     }
     replace(
       controls,
@@ -217,7 +224,9 @@ export function courtBoard(): Board {
       if (view.position.value.rows !== rows) build(view.position.value.rows);
       const mover = turn?.legal.view?.seatToAct ?? view.seatToAct ?? 0;
       const found = turn ? choices(turn, mover) : null;
-      if (!found?.steps.has(selected ?? "")) selected = null;
+      // A piece picked stays picked while the same position is drawn again
+      // without a turn for a moment (the match catching up on a click).
+      if ((found && !found.steps.has(selected ?? "")) || view.ply !== current?.view.ply) selected = null;
       current = { view, turn, choices: found, mover };
       noteRally(view);
       draw();
