@@ -367,7 +367,7 @@ export function arenaBoard(): Board {
         hinted?.case === "flick"
           ? { side: hinted.value.side, offset: hinted.value.offset, angle: hinted.value.angleRad, impulse: hinted.value.impulseNs }
           : null;
-      setAim(suggested ?? aim);
+      setAim(drag ? aim : (suggested ?? aim)); // a drag under way keeps its aim
       drawHint(position, suggested);
       replace(
         hintText,
