@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from google.protobuf.timestamp_pb2 import Timestamp
 from meeple.v1 import archive_service_pb2 as ar
 from meeple.v1 import archive_service_pb2_grpc as ar_grpc
 from meeple.v1 import game_pb2 as pb
@@ -58,11 +59,10 @@ def game_of(kind: pb.GameKind, required: bool = False) -> str | None:
 LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second a Timestamp may hold
 
 
-def time_ms(request: ar.ListPlayerMatchesRequest, field: str) -> int | None:
-    """A time bound of the request in epoch ms (None: unset)."""
-    if not request.HasField(field):
+def time_ms(stamp: Timestamp, is_set: bool, field: str) -> int | None:
+    """A time bound in epoch ms (None: unset)."""
+    if not is_set:
         return None
-    stamp = getattr(request, field)
     if not 0 <= stamp.seconds <= LAST_SECOND or not 0 <= stamp.nanos < 1_000_000_000:
         raise BadRequest(f"{field}: a time from 1970 to 9999")
     return int(stamp.ToMilliseconds())
@@ -118,8 +118,12 @@ class ArchiveServicer(Servicer, ar_grpc.ArchiveServiceServicer):
             player_id=player,
             game=game_of(request.game),
             outcome=OUTCOME_OF.get(request.outcome) if request.outcome else None,
-            ended_after_ms=time_ms(request, "ended_after"),
-            ended_before_ms=time_ms(request, "ended_before"),
+            ended_after_ms=time_ms(
+                request.ended_after, request.HasField("ended_after"), "ended_after"
+            ),
+            ended_before_ms=time_ms(
+                request.ended_before, request.HasField("ended_before"), "ended_before"
+            ),
         )
         if request.outcome and where.outcome is None:
             raise BadRequest("outcome: MATCH_OUTCOME_WIN, _LOSS or _DRAW")
