@@ -30,9 +30,7 @@ SUBMIT = "**/meeple.v1.MatchService/SubmitAction"
 
 
 def square(name: str) -> pb.Action:
-    return pb.Action(
-        board=pb.BoardMove(square=(int(name[1]) - 1) * 8 + "abcdefgh".index(name[0]))
-    )
+    return pb.Action(board=pb.BoardMove(square=(int(name[1]) - 1) * 8 + "abcdefgh".index(name[0])))
 
 
 def board_of(page: Page) -> Locator:

@@ -43,13 +43,17 @@ def in_view(page: Page, *locators: Locator) -> list[str]:
         if box["x"] < -0.5 or box["y"] < -0.5:
             outside.append(f"{locator}: starts at {box['x']:.0f},{box['y']:.0f}")
         if box["x"] + box["width"] > width + 0.5 or box["y"] + box["height"] > height + 0.5:
-            outside.append(f"{locator}: ends at {box['x'] + box['width']:.0f},{box['y'] + box['height']:.0f}")
+            outside.append(
+                f"{locator}: ends at {box['x'] + box['width']:.0f},{box['y'] + box['height']:.0f}"
+            )
     return outside
 
 
 def scroll_to(page: Page, locator: Locator) -> None:
     """Scrolls the page as a person would, so the locator's top is at the window's top."""
-    locator.evaluate("element => window.scrollTo(0, element.getBoundingClientRect().top + scrollY - 4)")
+    locator.evaluate(
+        "element => window.scrollTo(0, element.getBoundingClientRect().top + scrollY - 4)"
+    )
 
 
 @pytest.mark.parametrize(("width", "height"), VIEWPORTS)
@@ -76,15 +80,22 @@ def test_volta_arena_and_flick_button_in_one_view_flicks_in_words(
     hint = turn.get_by_text(re.compile(rf"^Hint \(easy\): {FLICK} \(thought"))
     expect(hint).to_be_visible(timeout=HINT_TIMEOUT_MS)
     assert not LONG_FLOAT.search(hint.inner_text()), hint.inner_text()
-    expect(page.get_by_text(re.compile(r"^Hint: push the [+-][xy] side, offset [+-]\d+%"))).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"^Hint: push the [+-][xy] side, offset [+-]\d+%"))
+    ).to_be_visible()
     arrow = page.locator(".arena-overlay .hint-arrow")
     expect(arrow.locator("path")).to_have_count(2)
     arrow_box, canvas_box = arrow.bounding_box(), canvas.bounding_box()
-    assert arrow_box is not None and canvas_box is not None
+    assert arrow_box is not None
+    assert canvas_box is not None
     assert arrow_box["width"] > 8 or arrow_box["height"] > 8, arrow_box  # an arrow, not a dot
-    assert canvas_box["x"] <= arrow_box["x"] and arrow_box["x"] + arrow_box["width"] <= canvas_box["x"] + canvas_box["width"]
-    assert canvas_box["y"] <= arrow_box["y"] and arrow_box["y"] + arrow_box["height"] <= canvas_box["y"] + canvas_box["height"]
-    expect(canvas).to_have_attribute("aria-label", re.compile(r"Hint drawn: push the [+-][xy] side"))
+    assert canvas_box["x"] <= arrow_box["x"]
+    assert arrow_box["x"] + arrow_box["width"] <= canvas_box["x"] + canvas_box["width"]
+    assert canvas_box["y"] <= arrow_box["y"]
+    assert arrow_box["y"] + arrow_box["height"] <= canvas_box["y"] + canvas_box["height"]
+    expect(canvas).to_have_attribute(
+        "aria-label", re.compile(r"Hint drawn: push the [+-][xy] side")
+    )
     assert violations(page) == []
 
     # Flicking (the hint): the arena stays where it was, in view with the
@@ -104,7 +115,9 @@ def test_volta_arena_and_flick_button_in_one_view_flicks_in_words(
     # The move log writes the flick (and the bot's) in words.
     log = page.get_by_role("list", name="Moves")
     expect(log).to_contain_text(re.compile(rf"Player 1: {FLICK}"))
-    expect(page.get_by_text(re.compile(rf"^Player 1 flicked the {FLICK.removeprefix('flick ')}\.$"))).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(rf"^Player 1 flicked the {FLICK.removeprefix('flick ')}\.$"))
+    ).to_be_visible()
     assert not LONG_FLOAT.search(log.inner_text()), log.inner_text()
     assert wait_for_turn(page)
     assert in_view(page, canvas, flick) == [] or width < 500  # a phone may have moved on
@@ -133,7 +146,11 @@ def test_volleyball_points_explained_and_step_hints_marked(page: Page, site: Sit
         text = phase.inner_text()
         if "places a piece" in text:
             if not missed:
-                free = [s for s in NO_LINE if court_square(page, rf"^Player 1 side {s}: empty, place").count()]
+                free = [
+                    s
+                    for s in NO_LINE
+                    if court_square(page, rf"^Player 1 side {s}: empty, place").count()
+                ]
                 court_square(page, rf"^Player 1 side {free[0]}: ").click()
             else:
                 play_hint(page)
@@ -143,11 +160,15 @@ def test_volleyball_points_explained_and_step_hints_marked(page: Page, site: Sit
             page.get_by_role("button", name="End turn").click()
             reason = re.compile(
                 r"^The ball landed on \d,\d of Player 1's side: no line of three with one end on it"
-                r" — point to Player 2 \(\d–\d\)\."
+                r" — point to Player 2 \(\d\u2013\d\)\."  # an en dash between the points
             )
             expect(page.locator(".rally")).to_have_text(reason)
             expect(page.locator(".rally")).to_have_attribute("role", "status")
-            expect(log).to_contain_text(re.compile(r"Player 1: end — The ball landed on \d,\d of Player 1's side: no line of three"))
+            expect(log).to_contain_text(
+                re.compile(
+                    r"Player 1: end — The ball landed on \d,\d of Player 1's side: no line of three"
+                )
+            )
             missed = True
         elif "receives" in text:
             turn = page.get_by_role("region", name="Your turn")
@@ -159,10 +180,18 @@ def test_volleyball_points_explained_and_step_hints_marked(page: Page, site: Sit
                 play_hint(page)  # "end": the ball is caught as placed, or cannot be
                 continue
             origin, target = found.groups()
-            marked = page.get_by_role("group", name="Court").get_by_role("button", name=re.compile("hinted"))
+            marked = page.get_by_role("group", name="Court").get_by_role(
+                "button", name=re.compile("hinted")
+            )
             expect(marked).to_have_count(2)
-            expect(court_square(page, rf"^Player 1 side {origin}: Player 1 piece.*hinted piece to step")).to_have_count(1)
-            expect(court_square(page, rf"^Player 1 side {target}: .*hinted target")).to_have_count(1)
+            expect(
+                court_square(
+                    page, rf"^Player 1 side {origin}: Player 1 piece.*hinted piece to step"
+                )
+            ).to_have_count(1)
+            expect(court_square(page, rf"^Player 1 side {target}: .*hinted target")).to_have_count(
+                1
+            )
             expect(page.locator(".court .square.hinted")).to_have_count(2)
             expect(page.locator(".court .square.hint-from")).to_have_count(1)
             assert violations(page) == []
@@ -170,7 +199,9 @@ def test_volleyball_points_explained_and_step_hints_marked(page: Page, site: Sit
             for _ in range(4):
                 if play_hint(page) == "end":
                     break
-            expect(page.locator(".rally")).to_have_text(re.compile(r"^(Blocked: Player 1's line of three|The ball landed on)"))
+            expect(page.locator(".rally")).to_have_text(
+                re.compile(r"^(Blocked: Player 1's line of three|The ball landed on)")
+            )
             return
         elif "hits" in text:
             page.get_by_role("button", name="Roll the dice").click()
@@ -189,7 +220,8 @@ def test_volleyball_court_squares_fit_a_finger_on_a_phone(new_page: Any, site: S
     squares = page.get_by_role("group", name="Court").get_by_role("button")
     expect(squares).to_have_count(42)
     sizes = squares.evaluate_all(
-        "buttons => buttons.map(b => { const r = b.getBoundingClientRect(); return [r.width, r.height]; })"
+        "buttons => buttons.map(b => {"
+        " const r = b.getBoundingClientRect(); return [r.width, r.height]; })"
     )
     small = [size for size in sizes if size[0] < 40 or size[1] < 40]
     assert small == [], small
