@@ -36,7 +36,8 @@ class ArchiveServiceStub:
     no token. ListPlayerMatches and GetRatingHistory with an empty player_id
     name the caller (its bearer token, see AuthService). A server that keeps
     no archive answers FAILED_PRECONDITION. Pages hold at most 100 entries;
-    open ExportPlayerMatches streams count against the client's stream limit.
+    a client (its address) may keep as many ExportPlayerMatches streams open
+    at once as WatchMatch streams (RESOURCE_EXHAUSTED beyond).
     """
 
     def __init__(self, channel):
@@ -83,7 +84,8 @@ class ArchiveServiceServicer:
     no token. ListPlayerMatches and GetRatingHistory with an empty player_id
     name the caller (its bearer token, see AuthService). A server that keeps
     no archive answers FAILED_PRECONDITION. Pages hold at most 100 entries;
-    open ExportPlayerMatches streams count against the client's stream limit.
+    a client (its address) may keep as many ExportPlayerMatches streams open
+    at once as WatchMatch streams (RESOURCE_EXHAUSTED beyond).
     """
 
     def ListPlayerMatches(self, request, context):
@@ -171,7 +173,8 @@ class ArchiveService:
     no token. ListPlayerMatches and GetRatingHistory with an empty player_id
     name the caller (its bearer token, see AuthService). A server that keeps
     no archive answers FAILED_PRECONDITION. Pages hold at most 100 entries;
-    open ExportPlayerMatches streams count against the client's stream limit.
+    a client (its address) may keep as many ExportPlayerMatches streams open
+    at once as WatchMatch streams (RESOURCE_EXHAUSTED beyond).
     """
 
     @staticmethod

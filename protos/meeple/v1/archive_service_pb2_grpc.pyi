@@ -37,7 +37,8 @@ class ArchiveServiceStub:
     no token. ListPlayerMatches and GetRatingHistory with an empty player_id
     name the caller (its bearer token, see AuthService). A server that keeps
     no archive answers FAILED_PRECONDITION. Pages hold at most 100 entries;
-    open ExportPlayerMatches streams count against the client's stream limit.
+    a client (its address) may keep as many ExportPlayerMatches streams open
+    at once as WatchMatch streams (RESOURCE_EXHAUSTED beyond).
     """
 
     @_typing.overload
@@ -72,7 +73,8 @@ class ArchiveServiceAsyncStub(ArchiveServiceStub):
     no token. ListPlayerMatches and GetRatingHistory with an empty player_id
     name the caller (its bearer token, see AuthService). A server that keeps
     no archive answers FAILED_PRECONDITION. Pages hold at most 100 entries;
-    open ExportPlayerMatches streams count against the client's stream limit.
+    a client (its address) may keep as many ExportPlayerMatches streams open
+    at once as WatchMatch streams (RESOURCE_EXHAUSTED beyond).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -103,7 +105,8 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
     no token. ListPlayerMatches and GetRatingHistory with an empty player_id
     name the caller (its bearer token, see AuthService). A server that keeps
     no archive answers FAILED_PRECONDITION. Pages hold at most 100 entries;
-    open ExportPlayerMatches streams count against the client's stream limit.
+    a client (its address) may keep as many ExportPlayerMatches streams open
+    at once as WatchMatch streams (RESOURCE_EXHAUSTED beyond).
     """
 
     @_abc_1.abstractmethod
