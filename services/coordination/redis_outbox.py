@@ -42,18 +42,15 @@ from services.coordination.redis_client import (
     group_gone,
     unavailable_on_connection_errors,
 )
+from services.coordination.redis_ratings import (
+    rating_of,
+    ratings_outbox_key,
+    ratings_outbox_marker_key,
+)
 from services.coordination.shards import SHARDS, outbox_key, outbox_marker_key
 
 ARCHIVERS = "archivers"
 CLAIM_SECONDS = 5.0
-
-
-def ratings_outbox_key(game: str) -> str:
-    return f"{{r:{game}}}:archive"
-
-
-def ratings_outbox_marker_key(game: str) -> str:
-    return f"{{r:{game}}}:archiving"
 
 
 GAMES = engine_core.registered_games()
@@ -68,16 +65,7 @@ MARKERS = (
 
 
 def _rating(player_id: str, fields: Any) -> PlayerRating | None:
-    if not fields:  # cjson's false: no rating before
-        return None
-    return PlayerRating(
-        player_id,
-        fields["mu"],
-        fields["sigma"],
-        fields["matches"],
-        fields["version"],
-        fields.get("name", ""),
-    )
+    return rating_of(player_id, fields) if fields else None  # cjson's false: none before
 
 
 def entry_of(stream: int, entry_id: bytes, fields: dict[bytes, bytes]) -> OutboxEntry:

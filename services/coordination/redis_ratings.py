@@ -31,7 +31,6 @@ from services.coordination.redis_client import (
     recreate_group,
     unavailable_on_connection_errors,
 )
-from services.coordination.redis_outbox import ratings_outbox_key, ratings_outbox_marker_key
 
 RESULTS = "{meeple:jobs}:results"
 RATERS = "raters"
@@ -71,8 +70,22 @@ return 'applied'
 """
 
 
+def ratings_outbox_key(game: str) -> str:
+    """The game's rating updates for the archive, a stream (``redis_outbox``)."""
+    return f"{{r:{game}}}:archive"
+
+
+def ratings_outbox_marker_key(game: str) -> str:
+    """While it exists, the game's rating updates write outbox entries."""
+    return f"{{r:{game}}}:archiving"
+
+
 def _rating(player_id: str, raw: bytes) -> PlayerRating:
-    fields = json.loads(raw)
+    return rating_of(player_id, json.loads(raw))
+
+
+def rating_of(player_id: str, fields: dict[str, Any]) -> PlayerRating:
+    """A rating from its stored JSON fields."""
     return PlayerRating(
         player_id,
         fields["mu"],
