@@ -2,7 +2,8 @@
 
 A seat's clock runs while it is to act in a playing match; when its turn
 passes it keeps what is left plus the increment. Bot seats have no clock
-(the AI pool bounds their thinking). Times are epoch milliseconds.
+(the AI pool bounds their thinking); a match without human seats has a
+bot pace instead (``bot_pace_ms``). Times are epoch milliseconds.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from meeple.v1 import match_service_pb2 as ms
 
 from services.coordination import MatchData
 from services.errors import BadRequest
-from services.settings import Settings
+from services.settings import BOT_PACE_MAX, Settings
 
 
 def time_control_ms(request: ms.TimeControl, settings: Settings) -> tuple[int, int]:
@@ -32,6 +33,16 @@ def time_control_ms(request: ms.TimeControl, settings: Settings) -> tuple[int, i
                 f"{settings.clock_increment_max:g} s, got {increment:g} s"
             )
     return round(base * 1000), round(increment * 1000)
+
+
+def bot_pace_ms(request: ms.CreateMatchRequest, settings: Settings) -> int:
+    """The request's bot pace in ms (unset: the settings'), checked."""
+    if not request.HasField("bot_pace"):
+        return round(settings.bot_pace * 1000)
+    pace = request.bot_pace.ToNanoseconds() / 1e9
+    if not 0 <= pace <= BOT_PACE_MAX:
+        raise BadRequest(f"bot_pace: 0 s to {BOT_PACE_MAX:g} s, got {pace:g} s")
+    return round(pace * 1000)
 
 
 def start_turn(data: MatchData, seat: int | None, now_ms: int) -> bool:

@@ -32,15 +32,11 @@ from services.archive.base import Archive
 from services.auth.identity import MAX_PLAYER_ID_CHARS, Identity, is_player_id
 from services.bot_specs import check_spec
 from services.convert import (
-    action_to_proto,
     apply_all,
     config_of,
     draws_first_seat,
-    flick_outcome,
     game_from_config,
-    simulating,
     view_of,
-    wire_of,
     with_first_seat,
 )
 from services.coordination import BotJob, Coordination, Event, MatchData
@@ -61,6 +57,7 @@ from services.match_service.seat_tokens import holds, seat_token, token_hash
 from services.match_service.shared_waits import SharedWaits
 from services.match_service.states import StateCache
 from services.match_service.views import (
+    action_played,
     end_returns,
     ended_message,
     match_message,
@@ -71,7 +68,7 @@ from services.match_service.views import (
     seat_names,
 )
 from services.metrics import MATCHES_ACTIVE, MATCHES_FINISHED, outcome_label
-from services.settings import BOT_PACE_MAX, Settings
+from services.settings import Settings
 
 SEAT_TOKEN_METADATA = "meeple-seat-token"
 OWNER_TOKEN_METADATA = "meeple-owner-token"
@@ -142,14 +139,8 @@ class Change:
 
     def played(self, before: State, action: object, seat: int | None, after: State) -> None:
         """Records ``action`` (applied to ``before``, giving ``after``)."""
-        info = action_to_proto(before, action)
-        self.data.history.append(info.action.SerializeToString())
-        played = ms.ActionPlayed(action=info)
-        if seat is not None:
-            played.seat = seat
-        if wire_of(before.game).trajectories:
-            # Deterministic: simulating again gives the flick's exact trajectory.
-            played.flick.CopyFrom(flick_outcome(simulating(before).simulate(action, True)))
+        played = action_played(before, action, seat)
+        self.data.history.append(played.action.action.SerializeToString())
         self.add(self.data.ply - 1, view_of(after), action=played)
 
 
@@ -321,16 +312,6 @@ def _seats(game: Game, request: ms.CreateMatchRequest) -> tuple[list[ms.SeatKind
     return kinds, specs
 
 
-def bot_pace_ms(request: ms.CreateMatchRequest, settings: Settings) -> int:
-    """The request's bot pace in ms (unset: the settings'), checked."""
-    if not request.HasField("bot_pace"):
-        return round(settings.bot_pace * 1000)
-    pace = request.bot_pace.ToNanoseconds() / 1e9
-    if not 0 <= pace <= BOT_PACE_MAX:
-        raise BadRequest(f"bot_pace: 0 s to {BOT_PACE_MAX:g} s, got {pace:g} s")
-    return round(pace * 1000)
-
-
 async def create_match(m: Matches, request: ms.CreateMatchRequest) -> ms.CreateMatchResponse:
     if m.settings.auth == "off" and any(seat.player_id for seat in request.seats):
         raise BadRequest(
@@ -367,7 +348,7 @@ async def new_match(
     game = game_from_config(config)
     kinds, specs = _seats(game, request)
     base_ms, increment_ms = clocks.time_control_ms(request.time_control, m.settings)
-    pace_ms = bot_pace_ms(request, m.settings)
+    pace_ms = clocks.bot_pace_ms(request, m.settings)
     drawn = draws_first_seat(config)
     if drawn:  # "roll a Rolit ball as if it was a die"; Volta: "decide who starts"
         game = game_from_config(with_first_seat(config, secrets.randbelow(len(kinds))))

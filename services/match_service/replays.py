@@ -6,18 +6,9 @@ from __future__ import annotations
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
 
-from services.convert import (
-    action_from_proto,
-    action_to_proto,
-    check_rules_version,
-    flick_outcome,
-    game_from_config,
-    simulating,
-    view_of,
-    wire_of,
-)
+from services.convert import action_from_proto, check_rules_version, game_from_config, view_of
 from services.coordination import MatchData
-from services.match_service.views import ended_message, match_view
+from services.match_service.views import action_played, ended_message, match_view
 
 
 def replayed_events(data: MatchData, from_ply: int) -> list[ms.WatchMatchResponse]:
@@ -28,7 +19,6 @@ def replayed_events(data: MatchData, from_ply: int) -> list[ms.WatchMatchRespons
     event loop."""
     game = game_from_config(pb.GameConfig.FromString(data.config))
     check_rules_version(game, data.rules_version)
-    trajectories = wire_of(game).trajectories
     state = game.new_initial_state()
     events = []
     for ply, raw in enumerate(data.history):
@@ -37,11 +27,8 @@ def replayed_events(data: MatchData, from_ply: int) -> list[ms.WatchMatchRespons
             state.apply_action(action)
             continue
         before = state.clone()
-        played = ms.ActionPlayed(action=action_to_proto(before, action))
-        if not before.is_chance_node():
-            played.seat = before.current_player()
-        if trajectories:
-            played.flick.CopyFrom(flick_outcome(simulating(before).simulate(action, True)))
+        seat = None if before.is_chance_node() else before.current_player()
+        played = action_played(before, action, seat)
         state.apply_action(action)
         events.append(ms.WatchMatchResponse(ply=ply, view=view_of(state), action=played))
     ended = ended_message(data, state)

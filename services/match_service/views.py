@@ -8,7 +8,7 @@ from meeple.v1 import match_service_pb2 as ms
 
 from engine_core import State
 from engine_core.api import returns_for_winners
-from services.convert import view_of
+from services.convert import action_to_proto, flick_outcome, simulating, view_of, wire_of
 from services.coordination import MatchData
 
 HUMAN, BOT = ms.SEAT_KIND_HUMAN, ms.SEAT_KIND_BOT
@@ -31,6 +31,18 @@ def end_returns(data: MatchData, state: State) -> list[float]:
         seats = len(data.seat_kinds)
         return returns_for_winners([s for s in range(seats) if s != data.end_seat], seats)
     return state.returns()
+
+
+def action_played(before: State, action: object, seat: int | None) -> ms.ActionPlayed:
+    """``action``, applied to ``before`` by ``seat`` (None: a die), as its
+    event: with its notation and, for a Volta flick, its trajectory
+    (deterministic: simulating it again gives the exact one)."""
+    played = ms.ActionPlayed(action=action_to_proto(before, action))
+    if seat is not None:
+        played.seat = seat
+    if wire_of(before.game).trajectories:
+        played.flick.CopyFrom(flick_outcome(simulating(before).simulate(action, True)))
+    return played
 
 
 def match_view(data: MatchData, state: State) -> pb.GameView:
