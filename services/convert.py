@@ -291,6 +291,14 @@ WIRES = {
 WIRE_OF_KIND = {wire.kind: wire for wire in WIRES.values()}
 
 
+def game_name(kind: int) -> str:
+    """The engine's name of a request's GameKind (BadRequest for another value)."""
+    wire: Wire | None = WIRE_OF_KIND.get(kind)  # type: ignore[call-overload]
+    if wire is None:
+        raise BadRequest("game must name a game (GAME_KIND_ROLIT, _OTHELLO, ...)")
+    return wire.name
+
+
 def wire_of(game: Game) -> Wire:
     return WIRES[game.name]
 

@@ -28,7 +28,7 @@ from services.archive_service.summaries import (
 )
 from services.auth import Authenticator
 from services.auth.identity import is_player_id
-from services.convert import WIRE_OF_KIND
+from services.convert import game_name
 from services.errors import BadRequest, FailedPrecondition, NotFound
 from services.limits import ConcurrencyCap, client_of
 from services.match_service.logic import Matches
@@ -48,12 +48,8 @@ def page_size(requested: int) -> int:
 
 
 def game_of(kind: pb.GameKind, required: bool = False) -> str | None:
-    if not kind and not required:
-        return None
-    wire = WIRE_OF_KIND.get(kind)
-    if wire is None:
-        raise BadRequest("game must name a game (GAME_KIND_ROLIT, _OTHELLO, ...)")
-    return wire.name
+    """The engine's name of a game filter (None: unset, every game)."""
+    return game_name(kind) if kind or required else None
 
 
 LAST_SECOND = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second a Timestamp may hold

@@ -46,7 +46,13 @@ from meeple.v1 import matchmaking_service_pb2 as mm
 
 from engine_core import Game
 from services.auth.identity import MAX_PLAYER_ID_CHARS, Identity, is_player_id
-from services.convert import WIRE_OF_KIND, WIRES, config_of, game_from_config, wire_of
+from services.convert import (
+    WIRE_OF_KIND,
+    config_of,
+    game_from_config,
+    game_name,
+    wire_of,
+)
 from services.coordination.matchmaking import (
     Applied,
     MatchmakingStore,
@@ -516,13 +522,6 @@ async def leaderboard(
     if len(page) > size:
         response.next_page_token = str(offset + size)
     return response
-
-
-def game_name(kind: int) -> str:
-    wire = next((w for w in WIRES.values() if w.kind == kind), None)
-    if wire is None:
-        raise BadRequest("game must name a game (GAME_KIND_ROLIT, _OTHELLO, ...)")
-    return wire.name
 
 
 def rating_message(rating: PlayerRating) -> mm.Rating:
