@@ -9,14 +9,17 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
 from services.app import App
+from services.archive.database import sqlite_url
 from services.settings import Settings
 from tests.identities import bearer, signed_in_channel, token_for
+from tests.postgres_servers import PostgresServer
 
 DEFAULT_PLAYER = "tester"
 
@@ -115,3 +118,14 @@ def serve() -> Iterator[Callable[..., Served]]:
     """Starts servers with other settings for one test: ``serve(settings, workers=1)``."""
     with contextlib.ExitStack() as stack:
         yield lambda settings=None, **options: stack.enter_context(serving(settings, **options))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty archive's URL: an SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    with server.database() as url:
+        yield url

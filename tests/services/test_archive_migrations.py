@@ -9,8 +9,6 @@ again."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +26,6 @@ from services.archive.database import (
     current_revision,
     engine_url,
     known_revisions,
-    sqlite_url,
     upgrade,
 )
 from services.archive.records import (
@@ -41,20 +38,8 @@ from services.archive.records import (
 )
 from services.archive.schema import metadata
 from services.archive.sql import SchemaOutOfDate, SqlArchive
-from tests.postgres_servers import PostgresServer
 
 SECONDS = 30
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database's URL: an SQLite file, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    server: PostgresServer = request.getfixturevalue("postgres_server")
-    with server.database() as url:
-        yield url
 
 
 def run_sql(url: str, *statements: str, **parameters: Any) -> list[sa.Row[Any]]:

@@ -18,7 +18,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,20 +44,8 @@ from tests.postgres_servers import PostgresServer
 from tests.redis_servers import free_port
 
 T = TypeVar("T")
-DATABASES = ["sqlite", "postgresql"]
 SECONDS = 30  # no test's archive work may take longer: it fails instead of hanging
 BASE_MS = 1_764_000_000_000  # a wall-clock time, past 2**32 ms
-
-
-@pytest.fixture(params=DATABASES)
-def archive_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty archive's URL: an SQLite file, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    server: PostgresServer = request.getfixturevalue("postgres_server")
-    with server.database() as url:
-        yield url
 
 
 def with_archive(url: str, body: Callable[[SqlArchive], Awaitable[T]]) -> T:
