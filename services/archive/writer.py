@@ -43,13 +43,15 @@ OUTBOX_SECONDS = 600.0
 RENEW_SECONDS = 30.0
 
 
-def rows(entries: list[OutboxEntry]) -> tuple[list[ArchivedMatch], list[RatingChange], list[str]]:
-    """The entries' rows, and the receipts of those that made rows. An
+def rows(
+    entries: list[OutboxEntry],
+) -> tuple[list[ArchivedMatch], list[RatingChange], list[OutboxEntry]]:
+    """The entries' rows, and the entries that made rows. An
     entry that cannot be archived (a record from before the archive) is
     logged and left: it comes back, and stays visible in the outbox gauge."""
     matches: list[ArchivedMatch] = []
     changes: list[RatingChange] = []
-    done: list[str] = []
+    done: list[OutboxEntry] = []
     for entry in entries:
         try:
             if entry.match is not None:
@@ -59,7 +61,7 @@ def rows(entries: list[OutboxEntry]) -> tuple[list[ArchivedMatch], list[RatingCh
         except (ValueError, KeyError) as error:
             log.error("cannot archive outbox entry %s: %s", entry.receipt, error)
             continue
-        done.append(entry.receipt)
+        done.append(entry)
     return matches, changes, done
 
 
@@ -75,11 +77,10 @@ async def archive_once(store: OutboxStore, archive: Archive) -> int:
     except Exception as error:
         ARCHIVE_WRITE_ERRORS.inc()
         raise Unavailable(f"the archive refused a write: {error}") from error
-    await store.ack_outbox(done)
+    await store.ack_outbox([entry.receipt for entry in done])
     now = wall_ms()
-    for entry in entries:
-        if entry.receipt in done:
-            ARCHIVE_WRITE_LAG_SECONDS.observe(max(0, now - entry.queued_ms) / 1000)
+    for entry in done:
+        ARCHIVE_WRITE_LAG_SECONDS.observe(max(0, now - entry.queued_ms) / 1000)
     ARCHIVE_WRITTEN.labels("match").inc(len(matches))
     ARCHIVE_WRITTEN.labels("rating").inc(len(changes))
     return len(done)
