@@ -157,10 +157,12 @@ def test_retried_and_dead_lettered_jobs(make_store: StoreFactory) -> None:
         await store.create(record(), [], job())
         first = await store.pull_job(1.0)
         assert first is not None
-        await store.retry_job(first.receipt, 0.2)
+        # A delay long enough that a loaded machine (a Cluster's queue_depth
+        # asks three masters) cannot outlast it before the next pull.
+        await store.retry_job(first.receipt, 1.5)
         assert await store.queue_depth() == 1  # waiting out its delay
         assert await store.pull_job(0.05) is None
-        second = await store.pull_job(2.0)
+        second = await store.pull_job(4.0)
         assert second is not None
         assert second.attempt == 2
         await store.dead_letter(second.receipt, "it kept failing")
