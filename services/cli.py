@@ -32,6 +32,7 @@ import typer
 import typer.core
 
 from services.cli_archive import archive_app
+from services.cli_loadtest import loadtest_app
 from services.stop_signals import StopSignals
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="meeple: tabletop game engines with AI opponents.", no_args_is_help=True)
 app.add_typer(archive_app, name="archive")
+app.add_typer(loadtest_app, name="loadtest")
 
 
 @functools.cache
@@ -588,152 +590,6 @@ def health(
     print(one_line(line), file=sys.stdout if healthy else sys.stderr, flush=True)
     if not healthy:
         raise typer.Exit(1)
-
-
-@app.command()
-def loadtest(
-    target: Annotated[
-        str | None,
-        typer.Option(help="The server, HOST:PORT (default: start meeple up in this process)."),
-    ] = None,
-    metrics: Annotated[
-        str | None,
-        typer.Option(
-            help="The target's Prometheus URL, for the server's figures (several, comma "
-            "separated, add up: every process of a deployment)."
-        ),
-    ] = None,
-    game: Annotated[
-        str, typer.Option(help="rolit, othello, volleyball, volta, a list (rolit,volta) or all.")
-    ] = "all",
-    matches: Annotated[int | None, typer.Option(min=1, help="How many matches.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Matches in flight.")] = 16,
-    rate: Annotated[
-        float | None, typer.Option(help="Matches started per second (open loop).")
-    ] = None,
-    duration: Annotated[
-        float | None, typer.Option(help="Seconds to keep starting matches.")
-    ] = None,
-    bots: Annotated[
-        str, typer.Option(help="client: our bots play human seats; server: server bot seats.")
-    ] = "server",
-    bot_spec: Annotated[str, typer.Option(help="The bots' spec or level.")] = "random",
-    matchmaking: Annotated[
-        bool, typer.Option(help="Seat our players through matchmaking tickets.")
-    ] = False,
-    spectators: Annotated[int, typer.Option(min=0, help="Watchers per match.")] = 0,
-    seed: Annotated[int, typer.Option(help="Seed of our bots' choices.")] = 0,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the report to this file.")
-    ] = None,
-    players: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Simulated players, each an identity of its own made before the load and "
-            "reused across matches (default: enough for --concurrency matches at once).",
-        ),
-    ] = None,
-    jwt_key: Annotated[
-        Path | None,
-        typer.Option(
-            help="The studio provider's test key (PEM private key): mint the players' tokens "
-            "with it instead of signing in guests; the target's MEEPLE_AUTH_JWKS_URL serves "
-            "its public half (see --jwt-print-jwks).",
-        ),
-    ] = None,
-    jwt_kid: Annotated[
-        str | None, typer.Option(help="The key id (kid) of --jwt-key in the provider's JWKS.")
-    ] = None,
-    jwt_issuer: Annotated[
-        str | None, typer.Option(help="The tokens' iss (the server's MEEPLE_AUTH_ISSUER).")
-    ] = None,
-    jwt_audience: Annotated[
-        str | None, typer.Option(help="The tokens' aud (the server's MEEPLE_AUTH_AUDIENCE).")
-    ] = None,
-    jwt_algorithm: Annotated[
-        str, typer.Option(help="The tokens' algorithm: RS256, ES256, EdDSA, ...")
-    ] = "RS256",
-    jwt_print_jwks: Annotated[
-        bool,
-        typer.Option(
-            "--jwt-print-jwks",
-            help="Print the JWKS of --jwt-key (with --jwt-kid, --jwt-algorithm), for the "
-            "server's MEEPLE_AUTH_JWKS_URL to serve, and exit.",
-        ),
-    ] = False,
-) -> None:
-    """Drives bot-vs-bot matches through the public gRPC API and reports
-    throughput, latency percentiles, errors and the server's own figures.
-
-    Its players act as real ones do, each with an identity of its own: guests
-    signed in up front (the server allows MEEPLE_GUEST_SIGNINS_PER_MINUTE per
-    address, 30 by default), or, with --jwt-key, tokens of the studio's
-    provider in test mode; none against a server with identities off."""
-    import asyncio
-
-    from services.loadtest import LoadConfig, SetupError, report_tables, run
-
-    console = _console()
-    if jwt_print_jwks:
-        _print_jwks(jwt_key, jwt_kid, jwt_algorithm)
-        return
-    games = tuple(engine_core_games()) if game == "all" else tuple(game.split(","))
-    try:
-        config = LoadConfig(
-            target=target,
-            metrics=metrics,
-            games=games,
-            matches=matches if matches is not None or duration is not None else 100,
-            concurrency=concurrency,
-            rate=rate,
-            duration=duration,
-            bots=bots,
-            bot_spec=bot_spec,
-            matchmaking=matchmaking,
-            spectators=spectators,
-            seed=seed,
-            players=players,
-            jwt_key=None if jwt_key is None else str(jwt_key),
-            jwt_kid=jwt_kid,
-            jwt_issuer=jwt_issuer,
-            jwt_audience=jwt_audience,
-            jwt_algorithm=jwt_algorithm,
-        )
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
-    try:
-        report = asyncio.run(run(config, console))
-    except SetupError as error:
-        print(f"meeple loadtest: {error}", file=sys.stderr, flush=True)
-        raise typer.Exit(2) from None
-    for table in report_tables(report):
-        console.print(table)
-    if json_path is not None:
-        json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n")
-        console.print(f"report written to {json_path}")
-    if report.recorder.matches_failed or report.recorder.errors:
-        raise typer.Exit(1)
-
-
-def _print_jwks(key: Path | None, kid: str | None, algorithm: str) -> None:
-    """``meeple loadtest --jwt-print-jwks``: the public JWKS of a test key."""
-    from services.loadtest import JwtKey, Minter, SetupError
-
-    if key is None or not kid:
-        raise typer.BadParameter("--jwt-print-jwks needs --jwt-key and --jwt-kid")
-    try:
-        jwks = Minter(JwtKey(str(key), kid, "", "", algorithm)).jwks()
-    except SetupError as error:
-        print(f"meeple loadtest: {error}", file=sys.stderr, flush=True)
-        raise typer.Exit(2) from None
-    print(json.dumps(jwks, indent=2))
-
-
-def engine_core_games() -> list[str]:
-    from services.loadtest.players import GAMES
-
-    return list(GAMES)
 
 
 def describe(event: Any) -> str:

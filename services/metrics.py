@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+import importlib.metadata
+
+from prometheus_client import Counter, Gauge, Histogram, Info, start_http_server
+
+BUILD = Info("meeple_build", "The meeple release this process runs.")
+BUILD.info({"version": importlib.metadata.version("meeple")})
 
 RPC_HANDLED = Counter(
     "grpc_server_handled_total",

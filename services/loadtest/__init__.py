@@ -2,6 +2,6 @@
 its report (see docs/loadtest.md)."""
 
 from services.loadtest.identities import JwtKey, Minter, SetupError
-from services.loadtest.runner import LoadConfig, report_tables, run
+from services.loadtest.runner import LoadConfig, run
 
-__all__ = ["JwtKey", "LoadConfig", "Minter", "SetupError", "report_tables", "run"]
+__all__ = ["JwtKey", "LoadConfig", "Minter", "SetupError", "run"]

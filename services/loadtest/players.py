@@ -8,25 +8,18 @@ human seat, each with its own token."""
 from __future__ import annotations
 
 import asyncio
-import random
 import time
-from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from google.protobuf.duration_pb2 import Duration
 from meeple.v1 import game_pb2 as pb
 from meeple.v1 import match_service_pb2 as ms
-from meeple.v1 import match_service_pb2_grpc as ms_grpc
 from meeple.v1 import matchmaking_service_pb2 as mm
-from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
-from ai import make_bot
-from services.convert import action_from_proto, action_to_proto, game_from_config
-from services.loadtest.identities import Player, Players
-from services.loadtest.report import Recorder
+from services.loadtest.identities import Player
+from services.loadtest.recorder import ASSIGNMENT
+from services.loadtest.watching import Client, sit, watch_to_end
 
-SEAT_TOKEN = "meeple-seat-token"
 TICKET_TOKEN = "meeple-ticket-token"
 GAMES = {
     "rolit": pb.GameConfig(kind=pb.GAME_KIND_ROLIT),
@@ -40,19 +33,6 @@ SEATS = {"rolit": 4, "othello": 2, "volleyball": 2, "volta": 2}
 def players_per_match(game: str, mode: str) -> int:
     """The players one match takes: its creator (server bots), or one per seat."""
     return 1 if mode == "server" else SEATS[game]
-
-
-@dataclass
-class Client:
-    """Stubs over one channel, and where the run's figures go."""
-
-    matches: ms_grpc.MatchServiceAsyncStub
-    tickets: mm_grpc.MatchmakingServiceAsyncStub
-    recorder: Recorder
-    bot_spec: str
-    spectators: int
-    seed: int
-    players: Players
 
 
 class Unassigned(Exception):
@@ -69,7 +49,7 @@ async def play(client: Client, game: str, mode: str) -> None:
     bots), "client" (our bots in human seats) or "matchmaking" (our bots,
     seated through tickets)."""
     recorder = client.recorder
-    recorder.matches_started += 1
+    recorder.match_started(game)
     try:
         async with client.players.taken(players_per_match(game, mode)) as players:
             if mode == "server":
@@ -78,18 +58,18 @@ async def play(client: Client, game: str, mode: str) -> None:
                     config=GAMES[game], seats=[bot] * SEATS[game], bot_pace=UNPACED
                 )
                 call = client.matches.CreateMatch(request, metadata=players[0].metadata)
-                created = await recorder.timed("CreateMatch", call)
-                await watch_to_end(client, created.match.match_id, {})
+                created = await recorder.timed("CreateMatch", call, game)
+                await watch_to_end(client, game, created.match.match_id, {})
             elif mode == "client":
-                await watch_to_end(client, *await seat_by_joins(client, game, players))
+                await watch_to_end(client, game, *await seat_by_joins(client, game, players))
             else:
                 seated = await seat_by_tickets(client, game, players)
-                await asyncio.gather(*(watch_to_end(client, m, t) for m, t in seated.items()))
+                await asyncio.gather(*(sit(client, game, m, t) for m, t in seated.items()))
     except Unassigned:
-        recorder.errors["TICKET_EXPIRED"] += 1
-        recorder.matches_failed += 1
+        recorder.error("TICKET_EXPIRED", game)
+        recorder.match_failed(game)
     except grpc.aio.AioRpcError:
-        recorder.matches_failed += 1
+        recorder.match_failed(game)
 
 
 async def seat_by_joins(
@@ -101,13 +81,13 @@ async def seat_by_joins(
     seats = [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * SEATS[game]
     request = ms.CreateMatchRequest(config=GAMES[game], seats=seats)
     call = client.matches.CreateMatch(request, metadata=players[0].metadata)
-    created = await recorder.timed("CreateMatch", call)
+    created = await recorder.timed("CreateMatch", call, game)
     match_id = created.match.match_id
     tokens = {}
     for seat, player in zip(range(SEATS[game]), players, strict=True):
         join = ms.JoinMatchRequest(match_id=match_id, seat=seat)
         joining = client.matches.JoinMatch(join, metadata=player.metadata)
-        tokens[seat] = (await recorder.timed("JoinMatch", joining)).seat_token
+        tokens[seat] = (await recorder.timed("JoinMatch", joining, game)).seat_token
     return match_id, tokens
 
 
@@ -116,7 +96,8 @@ async def seat_by_tickets(
 ) -> dict[str, dict[int, str]]:
     """One ticket per player (the caller's own), all for tables of exactly
     the game's seats: the seats we hold, by match. Under load our tickets
-    may meet other runs' tickets: each seat is played wherever it lands."""
+    may meet other tickets, of this run or another: each seat is played
+    wherever it lands."""
     recorder = client.recorder
     size = SEATS[game]
 
@@ -127,12 +108,12 @@ async def seat_by_tickets(
         request = mm.CreateTicketRequest(config=GAMES[game], player_ids=named, seat_counts=[size])
         began = time.perf_counter()
         call = client.tickets.CreateTicket(request, metadata=player.metadata)
-        created = await recorder.timed("CreateTicket", call)
+        created = await recorder.timed("CreateTicket", call, game)
         watch = mm.WatchTicketRequest(ticket_id=created.ticket.ticket_id)
         metadata = ((TICKET_TOKEN, created.ticket_token),)
         async for event in client.tickets.WatchTicket(watch, metadata=metadata):
             if event.HasField("assigned"):
-                recorder.record(recorder.assignment, time.perf_counter() - began)
+                recorder.record(ASSIGNMENT, time.perf_counter() - began, game)
                 return event.assigned
             if event.HasField("ended"):
                 break
@@ -144,59 +125,3 @@ async def seat_by_tickets(
         for seat in assignment.seats:
             by_match.setdefault(assignment.match_id, {})[seat.seat] = seat.seat_token
     return by_match
-
-
-async def watch_to_end(client: Client, match_id: str, tokens: dict[int, str]) -> None:
-    """Follows the match's stream to its end, playing the seats in
-    ``tokens`` with our bots; spectators watch alongside."""
-    recorder = client.recorder
-    spectators = [
-        asyncio.get_running_loop().create_task(spectate(client, match_id))
-        for _ in range(client.spectators)
-    ]
-    state: Any = None
-    bots: dict[int, Any] = {}
-    rng = random.Random(client.seed)
-    pending: int | None = None  # the ply our last submission was at
-    now_at = 0  # the match's ply when the stream opened: we act once caught up
-    began = time.perf_counter()
-    stream = client.matches.WatchMatch(ms.WatchMatchRequest(match_id=match_id))
-    async for event in stream:
-        if event.HasField("snapshot"):
-            recorder.record(recorder.rpcs["WatchMatch"], time.perf_counter() - began)
-            game = game_from_config(event.snapshot.config)
-            state = game.new_initial_state()
-            now_at = event.ply
-            bots = {s: make_bot(game, client.bot_spec, seed=rng.getrandbits(32)) for s in tokens}
-        elif event.HasField("action"):
-            state.apply_action(action_from_proto(state, event.action.action.action))
-        elif event.HasField("ended"):
-            # The stream ends right after (WatchMatch streams until the match
-            # ends): read on to its end, so the server has counted the call
-            # before the report's last scrape.
-            recorder.finished(match_id, event.ply)
-            continue
-        seat = None if state.is_terminal() or state.is_chance_node() else state.current_player()
-        ply = len(state.history())
-        if seat in bots and ply >= now_at and pending != ply:
-            pending = ply
-            action = action_to_proto(state, bots[seat].choose(state.clone())).action
-            request = ms.SubmitActionRequest(match_id=match_id, expected_ply=ply, actions=[action])
-            metadata = ((SEAT_TOKEN, tokens[seat]),)
-            await recorder.timed(
-                "SubmitAction", client.matches.SubmitAction(request, metadata=metadata)
-            )
-    await asyncio.gather(*spectators, return_exceptions=True)
-
-
-async def spectate(client: Client, match_id: str) -> None:
-    """A spectator: its delay is when each event arrives minus when the
-    server stored it."""
-    recorder = client.recorder
-    stream = client.matches.WatchMatch(ms.WatchMatchRequest(match_id=match_id))
-    async for event in stream:
-        if event.HasField("time"):
-            delay = time.time() - event.time.ToMilliseconds() / 1000
-            recorder.record(recorder.lag, max(0.0, delay))
-    # Read to the stream's end, which follows the match's (the server has
-    # then counted the call, and the report's last scrape sees it).

@@ -1,26 +1,35 @@
-"""What a load test records and reports: latencies in HDR histograms (never
-averages), counts, errors by code, and the server's own figures scraped
-from its /metrics. ``Report.to_json`` writes the stable schema described in
-docs/loadtest.md (``"schema": "meeple.loadtest/1"``)."""
+"""A load test's report: the stable JSON schema of docs/loadtest.md
+(``"schema": "meeple.loadtest/1"``), built from a run's ``Recorder`` or, for
+``merge``, back from reports. Every latency is carried twice: as
+percentiles to read, and as its encoded HDR histogram, so reports of
+several generators merge without loss."""
 
 from __future__ import annotations
 
-import collections
-import time
-from collections.abc import Awaitable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+import importlib.metadata
+import os
+import platform
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import grpc
 from hdrh.histogram import HdrHistogram
 
+from services.loadtest.recorder import (
+    ASSIGNMENT,
+    NOT_RPCS,
+    SPECTATOR_LAG,
+    TURN,
+    Interval,
+    Recorder,
+    Tally,
+)
+
 SCHEMA = "meeple.loadtest/1"
-T = TypeVar("T")
-
-
-def histogram() -> HdrHistogram:
-    """Microseconds from 1 µs to 10 minutes, three significant digits."""
-    return HdrHistogram(1, 600_000_000, 3)
+SMALL_SAMPLE = 100  # fewer samples than this: p99 is the max, or next to it
+BUSY_CPU_PERCENT = 85.0  # the generator above this may be the bottleneck
+LATENCY_KEYS = {TURN: "turn", ASSIGNMENT: "assignment", SPECTATOR_LAG: "spectator_lag"}
 
 
 def summary(values: HdrHistogram) -> dict[str, float | int]:
@@ -36,75 +45,176 @@ def summary(values: HdrHistogram) -> dict[str, float | int]:
     }
 
 
-@dataclass
-class Recorder:
-    """Counts and latencies of one run, filled in as it goes."""
+def encode(values: HdrHistogram) -> str:
+    return bytes(values.encode()).decode("ascii")
 
-    began: float = field(default_factory=time.monotonic)
-    rpcs: dict[str, HdrHistogram] = field(
-        default_factory=lambda: collections.defaultdict(histogram)
-    )
-    errors: collections.Counter[str] = field(default_factory=collections.Counter)
-    assignment: HdrHistogram = field(default_factory=histogram)
-    lag: HdrHistogram = field(default_factory=histogram)
-    matches_started: int = 0
-    matches_completed: int = 0
-    matches_failed: int = 0
-    actions: int = 0  # actions the matches played, as their final plies count them
-    plies_by_match: dict[str, int] = field(default_factory=dict)
 
-    async def timed(self, name: str, call: Awaitable[T]) -> T:
-        """Awaits ``call`` (an RPC named ``name``), recording its latency or its error code."""
-        start = time.perf_counter()
-        try:
-            result = await call
-        except grpc.aio.AioRpcError as error:
-            self.errors[error.code().name] += 1
-            raise
-        self.rpcs[name].record_value(max(1, round((time.perf_counter() - start) * 1e6)))
-        return result
+def decode(text: str) -> HdrHistogram:
+    return HdrHistogram.decode(text.encode("ascii"))
 
-    def record(self, values: HdrHistogram, seconds: float) -> None:
-        values.record_value(max(1, round(seconds * 1e6)))
 
-    def finished(self, match_id: str, plies: int) -> None:
-        """A match ended after ``plies`` actions (counted once, however many
-        of our clients watched it)."""
-        if match_id not in self.plies_by_match:
-            self.matches_completed += 1
-            self.plies_by_match[match_id] = plies
-            self.actions += plies
+def iso(wall: float) -> str:
+    return datetime.fromtimestamp(wall, UTC).isoformat(timespec="milliseconds")
 
-    @property
-    def elapsed(self) -> float:
-        return max(1e-9, time.monotonic() - self.began)
+
+def unix(text: str) -> float:
+    return datetime.fromisoformat(text).timestamp()
+
+
+def tally_json(tally: Tally, duration: float) -> dict[str, Any]:
+    """The figures of one tally: the run's, or one game's."""
+    latency = dict(sorted(tally.latency.items()))
+    data: dict[str, Any] = {
+        "matches": {
+            "started": tally.matches_started,
+            "completed": tally.matches_completed,
+            "failed": tally.matches_failed,
+            "per_second": tally.matches_completed / duration,
+        },
+        "actions": {"total": tally.actions, "per_second": tally.actions / duration},
+        "rpcs": {name: summary(v) for name, v in latency.items() if name not in NOT_RPCS},
+    }
+    for name, key in LATENCY_KEYS.items():
+        values = latency.get(name)
+        data[key] = summary(values) if values is not None and values.get_total_count() else None
+    data["errors"] = dict(sorted(tally.errors.items()))
+    data["histograms"] = {name: encode(values) for name, values in latency.items()}
+    return data
+
+
+def interval_json(key: int, interval: Interval, interval_s: float, began: float) -> dict[str, Any]:
+    start = key * interval_s
+    latency = sorted(interval.latency.items())
+    return {
+        "t": round(start - began, 3),
+        "start": start,
+        "matches_started": interval.matches_started,
+        "matches_completed": interval.matches_completed,
+        "matches_failed": interval.matches_failed,
+        "matches_in_flight": interval.matches_in_flight,
+        "actions": interval.actions,
+        "errors": dict(sorted(interval.errors.items())),
+        "cpu_percent": interval.cpu_percent,
+        "latency": {name: summary(values) for name, values in latency},
+        "histograms": {name: encode(values) for name, values in latency},
+    }
+
+
+def read_tally(data: dict[str, Any], tally: Tally) -> Tally:
+    """``tally`` with the counts and histograms of a ``tally_json`` (or
+    ``interval_json``) added: the reverse of writing them."""
+    for name, text in data["histograms"].items():
+        tally.latency[name].add(decode(text))
+    tally.errors.update(data["errors"])
+    if "matches" in data:  # a run's or a game's
+        matches = data["matches"]
+        tally.matches_started += matches["started"]
+        tally.matches_completed += matches["completed"]
+        tally.matches_failed += matches["failed"]
+        tally.actions += data["actions"]["total"]
+    else:  # an interval's
+        tally.matches_started += data["matches_started"]
+        tally.matches_completed += data["matches_completed"]
+        tally.matches_failed += data["matches_failed"]
+        tally.actions += data["actions"]
+    return tally
+
+
+def versions(server: str | None) -> dict[str, str | None]:
+    return {
+        "meeple": importlib.metadata.version("meeple"),
+        "python": platform.python_version(),
+        "grpcio": grpc.__version__,
+        "server": server,
+    }
+
+
+def generator(intervals: list[dict[str, Any]]) -> dict[str, Any]:
+    """The load generator's CPU over the run (percent of one core)."""
+    cpu = [i["cpu_percent"] for i in intervals if i["cpu_percent"] is not None]
+    return {
+        "cpu_percent": round(sum(cpu) / len(cpu), 1) if cpu else None,
+        "cpu_percent_max": max(cpu) if cpu else None,
+        "cores": os.cpu_count(),
+        "count": 1,
+    }
 
 
 @dataclass
 class Report:
     config: dict[str, Any]
     recorder: Recorder
-    duration: float
+    target: dict[str, Any]  # address, in_process, description
     server: dict[str, Any] | None
     identities: dict[str, Any] | None = None  # how the players were made
+    server_version: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         r = self.recorder
-        return {
+        duration = r.elapsed
+        began = r.began if r.began is not None else r.now()
+        intervals = [
+            interval_json(key, interval, r.interval_s, began)
+            for key, interval in sorted(r.intervals.items())
+        ]
+        data: dict[str, Any] = {
             "schema": SCHEMA,
+            "started_at": iso(began),
+            "ended_at": iso(began + duration),
+            "versions": versions(self.server_version),
+            "target": self.target,
             "config": self.config,
-            "duration_s": round(self.duration, 3),
-            "matches": {
-                "started": r.matches_started,
-                "completed": r.matches_completed,
-                "failed": r.matches_failed,
-                "per_second": r.matches_completed / self.duration,
+            "duration_s": round(duration, 3),
+            **tally_json(r.total, duration),
+            "per_game": {
+                game: tally_json(tally, duration) for game, tally in sorted(r.games.items())
             },
-            "actions": {"total": r.actions, "per_second": r.actions / self.duration},
-            "rpcs": {name: summary(values) for name, values in sorted(r.rpcs.items())},
-            "assignment": summary(r.assignment) if r.assignment.get_total_count() else None,
-            "spectator_lag": summary(r.lag) if r.lag.get_total_count() else None,
-            "errors": dict(sorted(r.errors.items())),
+            "interval_s": r.interval_s,
+            "intervals": intervals,
+            "generator": generator(intervals),
             "server": self.server,
             "identities": self.identities,
         }
+        data["warnings"] = warnings(data)
+        data["slos"] = []
+        return data
+
+
+def latencies(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every latency of a report (or a game's part), by name."""
+    named = dict(data["rpcs"])
+    for name, key in LATENCY_KEYS.items():
+        if data.get(key):
+            named[name] = data[key]
+    return named
+
+
+def warnings(data: dict[str, Any]) -> list[str]:
+    """What makes a report's figures less than they look."""
+    found = []
+    if data["target"].get("in_process"):
+        found.append(
+            "the target is meeple up in this process: it shares the load generator's "
+            "event loop and CPU, so latencies include both (give --target for a server "
+            "of its own)"
+        )
+    busy = [i for i in data["intervals"] if (i["cpu_percent"] or 0) > BUSY_CPU_PERCENT]
+    if busy:
+        peak = max(i["cpu_percent"] for i in busy)
+        found.append(
+            f"the load generator's CPU was above {BUSY_CPU_PERCENT:.0f}% of a core in "
+            f"{len(busy)} of {len(data['intervals'])} intervals (peak {peak:.0f}%): it may "
+            "be the bottleneck, not the server; spread the load over more generators "
+            "(Locust's workers, docs/locust.md)"
+        )
+    small = [
+        f"{name} ({stats['count']})"
+        for name, stats in latencies(data).items()
+        if 0 < stats["count"] < SMALL_SAMPLE
+    ]
+    if small:
+        found.append(
+            f"fewer than {SMALL_SAMPLE} samples: {', '.join(small)}; their p99 is the "
+            "max or next to it"
+        )
+    return found

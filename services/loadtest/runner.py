@@ -12,24 +12,29 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import grpc
 from meeple.v1 import match_service_pb2_grpc as ms_grpc
 from meeple.v1 import matchmaking_service_pb2_grpc as mm_grpc
 from rich.console import Console
 from rich.live import Live
-from rich.table import Table
 
-from services.loadtest import scrape
+from services.loadtest import scrape, stages
 from services.loadtest.identities import JWT_ALGORITHMS, JwtKey, players_for
-from services.loadtest.players import GAMES, Client, play, players_per_match
-from services.loadtest.report import Recorder, Report, summary
+from services.loadtest.players import GAMES, play, players_per_match
+from services.loadtest.recorder import Recorder
+from services.loadtest.report import Report
+from services.loadtest.stages import Stage
+from services.loadtest.tables import progress, progress_line
+from services.loadtest.watching import Client
 from services.settings import Settings
 
 MODES = ("server", "client")
 DRAIN_SECONDS = 300.0  # after the last start, how long matches in flight may take
+LINE_SECONDS = 5.0  # progress when the output is not a terminal: a line this often
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class LoadConfig:
     jwt_issuer: str | None = None
     jwt_audience: str | None = None
     jwt_algorithm: str = "RS256"
+    stages: tuple[Stage, ...] = ()  # ramp stages (start rates), instead of rate and duration
+    interval_s: float = 1.0  # the report's time series: one point per interval
 
     def __post_init__(self) -> None:
         unknown = set(self.games) - set(GAMES)
@@ -69,8 +76,12 @@ class LoadConfig:
             raise ValueError("concurrency is at least 1, spectators at least 0")
         if self.rate is not None and not self.rate > 0:
             raise ValueError(f"rate must be > 0 matches a second, got {self.rate}")
-        if self.matches is None and self.duration is None:
-            raise ValueError("give --matches, --duration or both")
+        if self.stages and (self.rate is not None or self.duration is not None):
+            raise ValueError("--stages sets the rate and the duration: drop --rate and --duration")
+        if self.matches is None and self.duration is None and not self.stages:
+            raise ValueError("give --matches, --duration, --stages or a combination")
+        if not 0.1 <= self.interval_s <= 3600:
+            raise ValueError(f"--interval is 0.1 to 3600 seconds, got {self.interval_s}")
         least = self.players_per_match
         if self.players is not None and self.players < least:
             raise ValueError(f"--players: a match of these games takes {least}, got {self.players}")
@@ -128,12 +139,27 @@ class LoadConfig:
         return "matchmaking" if self.matchmaking else self.bots
 
 
+@dataclass(frozen=True)
+class Target:
+    address: str
+    metrics: str | None  # its /metrics URL(s)
+    in_process: bool
+
+    def to_json(self) -> dict[str, Any]:
+        where = (
+            "meeple up in the load generator's own process (shares its event loop and CPU)"
+            if self.in_process
+            else "a server of its own (--target)"
+        )
+        return {"address": self.address, "in_process": self.in_process, "description": where}
+
+
 @contextlib.asynccontextmanager
-async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
-    """The address (and metrics URL) to load: the given one, or a ``meeple
-    up`` started here with limits that let one client load it."""
+async def target(config: LoadConfig) -> AsyncIterator[Target]:
+    """The server to load: the given one, or a ``meeple up`` started here
+    with limits that let one client load it."""
     if config.target is not None:
-        yield config.target, config.metrics
+        yield Target(config.target, config.metrics, in_process=False)
         return
     from services.app import App  # the in-process target only
 
@@ -151,7 +177,8 @@ async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
     app = App("127.0.0.1:0", workers=2, metrics_port=0, settings=settings)
     await app.start()
     try:
-        yield f"127.0.0.1:{app.port}", f"http://127.0.0.1:{app.metrics_port}/metrics"
+        metrics = f"http://127.0.0.1:{app.metrics_port}/metrics"
+        yield Target(f"127.0.0.1:{app.port}", metrics, in_process=True)
     finally:
         await app.stop(grace=1.0)
 
@@ -159,18 +186,19 @@ async def target(config: LoadConfig) -> AsyncIterator[tuple[str, str | None]]:
 async def run(config: LoadConfig, console: Console | None = None) -> Report:
     """The run's report; SetupError (before any load) when the players'
     identities cannot be made."""
-    async with target(config) as (address, metrics_url):
-        recorder = Recorder()
-        channel = grpc.aio.insecure_channel(address)
+    async with target(config) as server:
+        recorder = Recorder(interval_s=config.interval_s)
+        channel = grpc.aio.insecure_channel(server.address)
         try:
             players = await players_for(channel, config.player_count, recorder, config.jwt)
         except BaseException:
             await channel.close()
             raise
         if console is not None:
+            console.print(f"target: {server.to_json()['description']}", highlight=False)
             console.print(f"players: {players.detail}", highlight=False)
-        before = await asyncio.to_thread(scrape.scrape, metrics_url) if metrics_url else None
-        recorder.began = time.monotonic()  # the load begins
+        before = await scraped(server.metrics)
+        recorder.start()  # the load begins
         client = Client(
             ms_grpc.MatchServiceStub(channel),
             mm_grpc.MatchmakingServiceStub(channel),
@@ -180,24 +208,85 @@ async def run(config: LoadConfig, console: Console | None = None) -> Report:
             config.seed,
             players,
         )
-        with Live(progress(recorder), console=console, refresh_per_second=4) as live:
-            ticker = asyncio.create_task(refresh(live, recorder))
-            try:
-                await drive(config, client)
-            finally:
-                ticker.cancel()
-                live.update(progress(recorder))
+        sampler = asyncio.create_task(sample(recorder))
+        try:
+            await shown(drive(config, client), recorder, console)
+        finally:
+            sampler.cancel()
+            recorder.stop()
         await channel.close()
-        duration = recorder.elapsed
-        after = await asyncio.to_thread(scrape.scrape, metrics_url) if metrics_url else None
-        server = scrape.figures(before, after) if before and after else None
-    return Report(asdict(config), recorder, duration, server, players.to_json())
+        after = await settled(server.metrics)
+        figures = scrape.figures(before, after) if before and after else None
+        version = scrape.version(after) if after else None
+    return Report(asdict(config), recorder, server.to_json(), figures, players.to_json(), version)
+
+
+async def scraped(metrics: str | None) -> scrape.Samples | None:
+    return await asyncio.to_thread(scrape.scrape, metrics) if metrics else None
+
+
+async def settled(metrics: str | None, patience: float = 3.0) -> scrape.Samples | None:
+    """The last scrape, once the server's queue gauges caught up with the
+    end of the load (they are sampled every second or so)."""
+    deadline = time.monotonic() + patience
+    while True:
+        samples = await scraped(metrics)
+        if samples is None or scrape.queue_depth(samples) == 0 or time.monotonic() > deadline:
+            return samples
+        await asyncio.sleep(0.25)
+
+
+async def sample(recorder: Recorder) -> None:
+    """Closes each interval just after its end (in flight, CPU)."""
+    step = recorder.interval_s
+    while True:
+        now = recorder.now()
+        await asyncio.sleep((now // step + 1) * step - now + 0.001)
+        recorder.sample()
+
+
+async def shown(load: Any, recorder: Recorder, console: Console | None) -> None:
+    """Runs ``load`` with its progress shown: a live table on a terminal,
+    else a line every few seconds (a CI log)."""
+    if console is None:
+        await load
+        return
+    if console.is_terminal:
+        with Live(progress(recorder), console=console, refresh_per_second=4) as live:
+            await every(0.25, load, lambda: live.update(progress(recorder)))
+        console.print()
+        return
+
+    def say() -> None:
+        console.print(progress_line(recorder), highlight=False)
+
+    await every(LINE_SECONDS, load, say)
+    say()
+    console.print()
+
+
+async def every(seconds: float, work: Any, show: Callable[[], None]) -> None:
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=seconds)
+            if done:
+                task.result()
+                return
+            show()
+    finally:
+        task.cancel()
 
 
 async def drive(config: LoadConfig, client: Client) -> None:
     slots = asyncio.Semaphore(config.concurrency)
     games = itertools.cycle(config.games)
-    stop_at = None if config.duration is None else time.monotonic() + config.duration
+    began = time.monotonic()
+    schedule = stages.starts(config.stages) if config.stages else None
+    if schedule is not None:
+        stop_at: float | None = began + stages.total_seconds(config.stages)
+    else:
+        stop_at = None if config.duration is None else began + config.duration
     running: set[asyncio.Task[None]] = set()
 
     async def one(game: str) -> None:
@@ -209,6 +298,10 @@ async def drive(config: LoadConfig, client: Client) -> None:
     for index in itertools.count():
         if config.matches is not None and index >= config.matches:
             break
+        if schedule is not None:
+            if index >= len(schedule):
+                break
+            await asyncio.sleep(max(0.0, began + schedule[index] - time.monotonic()))
         if stop_at is not None and time.monotonic() >= stop_at:
             break
         await slots.acquire()
@@ -219,71 +312,3 @@ async def drive(config: LoadConfig, client: Client) -> None:
             await asyncio.sleep(1 / config.rate)
     if running:
         await asyncio.wait(running, timeout=DRAIN_SECONDS)
-
-
-async def refresh(live: Live, recorder: Recorder) -> None:
-    while True:
-        await asyncio.sleep(0.25)
-        live.update(progress(recorder))
-
-
-def progress(recorder: Recorder) -> Table:
-    elapsed = recorder.elapsed
-    table = Table(title=f"meeple loadtest, {elapsed:.1f} s", show_header=False)
-    table.add_row(
-        "matches",
-        f"{recorder.matches_completed} done / {recorder.matches_started} started, "
-        f"{recorder.matches_failed} failed",
-    )
-    table.add_row("actions/s", f"{recorder.actions / elapsed:.1f}")
-    submit = summary(recorder.rpcs["SubmitAction"]) if "SubmitAction" in recorder.rpcs else None
-    if submit:
-        table.add_row(
-            "SubmitAction",
-            f"p50 {submit['p50_ms']:.1f} ms, p99 {submit['p99_ms']:.1f} ms",
-        )
-    errors = ", ".join(f"{code} {n}" for code, n in sorted(recorder.errors.items())) or "none"
-    table.add_row("errors", errors)
-    return table
-
-
-def report_tables(report: Report) -> list[Table]:
-    """The report as tables to print."""
-    data = report.to_json()
-    totals = Table(title="meeple loadtest report")
-    totals.add_column("")
-    totals.add_column("value", justify="right")
-    matches, actions = data["matches"], data["actions"]
-    totals.add_row("duration", f"{data['duration_s']:.1f} s")
-    totals.add_row(
-        "matches", f"{matches['completed']} of {matches['started']} ({matches['failed']} failed)"
-    )
-    totals.add_row("matches/s", f"{matches['per_second']:.2f}")
-    totals.add_row("actions/s", f"{actions['per_second']:.1f}")
-    totals.add_row("errors", ", ".join(f"{k} {v}" for k, v in data["errors"].items()) or "none")
-    if data["identities"]:
-        who = data["identities"]
-        totals.add_row("players", f"{who['players']} ({who['source']})")
-    latencies = Table(title="latency (client side, ms)")
-    for column in ("", "count", "p50", "p95", "p99", "max"):
-        latencies.add_column(column, justify="left" if not column else "right")
-    rows = dict(data["rpcs"])
-    if data["assignment"]:
-        rows["time to assignment"] = data["assignment"]
-    if data["spectator_lag"]:
-        rows["spectator lag"] = data["spectator_lag"]
-    for name, stats in rows.items():
-        latencies.add_row(
-            name,
-            str(stats["count"]),
-            *(f"{stats[key]:.2f}" for key in ("p50_ms", "p95_ms", "p99_ms", "max_ms")),
-        )
-    tables = [totals, latencies]
-    if data["server"]:
-        server = Table(title="server (scraped from /metrics)")
-        server.add_column("")
-        server.add_column("value", justify="right")
-        for key, value in data["server"].items():
-            server.add_row(key, str(value))
-        tables.append(server)
-    return tables

@@ -30,6 +30,24 @@ def scrape(urls: str, timeout: float = 5.0) -> Samples | None:
     return samples
 
 
+def queue_depth(samples: Samples) -> float:
+    """AI decisions waiting, by the process that saw the most: the job queue
+    is shared, so every process of a deployment reports it (adding them up
+    would count it once per process)."""
+    deepest: dict[str, float] = collections.defaultdict(float)
+    for labels, value in samples.get("meeple_ai_queue_depth", []):
+        kind = labels.get("kind", "")
+        deepest[kind] = max(deepest[kind], value)
+    return sum(deepest.values())
+
+
+def version(samples: Samples) -> str | None:
+    """The server's meeple version (``meeple_build_info``), when all its
+    processes agree."""
+    found = {labels.get("version") for labels, _ in samples.get("meeple_build_info", [])}
+    return found.pop() if len(found) == 1 else None
+
+
 def total(samples: Samples, name: str, **match: str) -> float:
     return sum(
         value
@@ -101,7 +119,7 @@ def figures(before: Samples, after: Samples) -> dict[str, Any]:
         "submit_action": quantiles_ms("grpc_server_handling_seconds", grpc_method="SubmitAction"),
         "ai_think": quantiles_ms("meeple_ai_think_seconds"),
         "matches_finished": int(finished),
-        "ai_queue_depth": total(after, "meeple_ai_queue_depth"),
+        "ai_queue_depth": queue_depth(after),
         "ai_dead_letters": int(
             total(after, "meeple_ai_dead_letters_total")
             - total(before, "meeple_ai_dead_letters_total")

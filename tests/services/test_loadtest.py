@@ -36,7 +36,8 @@ from typer.testing import CliRunner
 from services.cli import app
 from services.loadtest import LoadConfig, run
 from services.loadtest.identities import Player, Players
-from services.loadtest.report import Recorder, histogram, summary
+from services.loadtest.recorder import histogram, microseconds
+from services.loadtest.report import summary
 from services.loadtest.scrape import Samples, figures, quantile
 from services.settings import Settings
 from tests.services.conftest import Served
@@ -44,16 +45,28 @@ from tests.services.conftest import Served
 LOAD = Settings(rate_per_second=None, matches_per_minute=100_000)
 KEYS = {
     "schema",
+    "started_at",
+    "ended_at",
+    "versions",
+    "target",
     "config",
     "duration_s",
     "matches",
     "actions",
     "rpcs",
+    "turn",
     "assignment",
     "spectator_lag",
     "errors",
+    "histograms",
+    "per_game",
+    "interval_s",
+    "intervals",
+    "generator",
     "server",
     "identities",
+    "warnings",
+    "slos",
 }
 
 
@@ -155,7 +168,7 @@ def test_each_player_sits_as_its_own_identity(serve: Callable[..., Served]) -> N
                         concurrency=2, rate=None, duration=None, bots="client",
                         bot_spec="random", matchmaking=False, spectators=0, seed=0)  # fmt: skip
     report = asyncio.run(run(config))
-    assert report.recorder.matches_completed == 5
+    assert report.recorder.total.matches_completed == 5
     assert report.identities is not None
     assert report.identities["source"] == "guest"
     assert report.identities["players"] == 8
@@ -382,10 +395,9 @@ def test_bad_options_are_refused() -> None:
 def test_latency_percentiles_are_exact_on_known_samples() -> None:
     """1, 2, ..., 1000 ms: each percentile is that many milliseconds, to
     the histogram's three significant digits."""
-    recorder = Recorder()
     values = histogram()
     for ms in range(1000, 0, -1):
-        recorder.record(values, ms / 1000)
+        values.record_value(microseconds(ms / 1000))
     figures = summary(values)
     assert figures["count"] == 1000
     for key, ms in [("p50_ms", 500), ("p95_ms", 950), ("p99_ms", 990), ("max_ms", 1000)]:
@@ -393,9 +405,9 @@ def test_latency_percentiles_are_exact_on_known_samples() -> None:
     # A tail of 1 in 100: the p99 is still the bulk, the max is the tail.
     skewed = histogram()
     for _ in range(990):
-        recorder.record(skewed, 0.002)
+        skewed.record_value(microseconds(0.002))
     for _ in range(10):
-        recorder.record(skewed, 2.0)
+        skewed.record_value(microseconds(2.0))
     tail = summary(skewed)
     assert tail["p50_ms"] == pytest.approx(2, rel=1e-3)
     assert tail["p99_ms"] == pytest.approx(2, rel=1e-3)
