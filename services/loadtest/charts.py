@@ -32,6 +32,7 @@ class Chart:
     unit: str  # of the y axis
     series: Sequence[Series]
     y_top: float = 0.0  # the y axis reaches at least this (100 for a percentage)
+    whole: bool = False  # counts: no ticks between whole numbers
 
 
 WIDTH, HEIGHT = 640, 260
@@ -41,11 +42,12 @@ DASHES = ["", "7 3", "2 2", "9 3 2 3"]
 SPECIAL = ("turn", "assignment", "spectator_lag")  # latency names that are not RPCs
 
 
-def ticks(top: float, count: int = 5) -> list[float]:
+def ticks(top: float, count: int = 5, whole: bool = False) -> list[float]:
     """Round tick values from 0 to at least ``top`` (1 when there is nothing to show)."""
     top = top if top > 0 and math.isfinite(top) else 1.0
     magnitude = 10 ** math.floor(math.log10(top / count))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if top / (m * magnitude) <= count)
+    step = max(step, 1) if whole else step
     return [round(i * step, 9) for i in range(math.ceil(top / step - 1e-9) + 1)]
 
 
@@ -76,7 +78,7 @@ def figure(chart: Chart, number: int, interval_s: float) -> str:
     values = [v for s in chart.series for _, v in s.points if v is not None and math.isfinite(v)]
     times = [t for s in chart.series for t, _ in s.points]
     xs = ticks(max([*times, interval_s]))
-    ys = ticks(max([*values, chart.y_top]))
+    ys = ticks(max([*values, chart.y_top]), whole=chart.whole)
     width, height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(t: float) -> float:
@@ -218,6 +220,7 @@ def timeline(report: dict[str, Any]) -> list[Chart]:
             "errors",
             [series(c, lambda i, c=c: (i.get("errors") or {}).get(c, 0)) for c in codes]
             or [series("all codes", lambda i: 0)],
+            whole=True,
         )
     )
     charts.append(
@@ -226,6 +229,7 @@ def timeline(report: dict[str, Any]) -> list[Chart]:
             f"Matches started and not yet ended, {every}.",
             "matches",
             [series("in flight", lambda i: i.get("matches_in_flight"))],
+            whole=True,
         )
     )
     cores = (report.get("generator") or {}).get("cores")

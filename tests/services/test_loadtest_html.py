@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from services.loadtest.charts import ticks
 from services.loadtest.html import render
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 
@@ -162,6 +163,15 @@ def test_every_chart_present_by_title_with_axes_and_lines() -> None:
     assert "6" in ticks
     # The gap between t=2 and t=5 breaks each line in two.
     assert len(list(submit.iter("polyline"))) == 6
+
+
+def test_ticks_are_round_and_counts_whole() -> None:
+    assert ticks(0) == [0, 0.2, 0.4, 0.6, 0.8, 1]
+    assert ticks(488.8) == [0, 100, 200, 300, 400, 500]
+    assert ticks(0.012) == [0, 0.0025, 0.005, 0.0075, 0.01, 0.0125]
+    assert ticks(1, whole=True) == [0, 1]
+    errors = charts(parse(render(report())))["Errors per interval over time"]
+    assert [text(t) for t in errors.iter("text")][:2] == ["0", "1"]
 
 
 def test_nothing_fetched_and_no_script() -> None:
