@@ -87,11 +87,21 @@ def readable(value: Any) -> str | None:
 def when(text: Any) -> str:
     """An ISO timestamp in UTC, as a <time> element (the raw text if it does not parse)."""
     try:
-        moment = datetime.fromisoformat(str(text)).astimezone(UTC)
+        moment = datetime.fromisoformat(str(text))
     except ValueError:
         return e(text)
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     shown = moment.strftime("%Y-%m-%d %H:%M:%S UTC")
     return f'<time datetime="{e(moment.isoformat())}">{shown}</time>'
+
+
+def duration(seconds: Any) -> str:
+    if not isinstance(seconds, int | float):
+        return "—"
+    if seconds < 60:
+        return f"{number(seconds)} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{number(seconds)} s ({minutes} min {rest} s)"
 
 
 def table(
@@ -131,7 +141,7 @@ def header(report: dict[str, Any]) -> str:
     meta = [
         ("started", when(report["started_at"]) if report.get("started_at") else "—"),
         ("ended", when(report["ended_at"]) if report.get("ended_at") else "—"),
-        ("duration", f"{number(report.get('duration_s'))} s"),
+        ("duration", duration(report.get("duration_s"))),
         ("target", e(address)),
         ("versions", versions),
     ]

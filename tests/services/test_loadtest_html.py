@@ -252,6 +252,20 @@ def test_missing_cpu_breaks_the_line_or_says_no_samples() -> None:
     assert "100" in [text(t) for t in cpu.iter("text")]
 
 
+def test_times_in_utc_and_long_durations_in_minutes() -> None:
+    data = report()
+    data.update(started_at="2026-12-02T19:00:00+01:00", ended_at="2026-12-02T18:12:05")
+    data["duration_s"] = 725.0
+    header = text(parse(render(data)).find("body/header"))  # type: ignore[arg-type]
+    assert "started2026-12-02 18:00:00 UTC" in header
+    assert "ended2026-12-02 18:12:05 UTC" in header
+    assert "725.00 s (12 min 5 s)" in header
+    data.update(started_at="yesterday <b>", duration_s=None)
+    header = text(parse(render(data)).find("body/header"))  # type: ignore[arg-type]
+    assert "startedyesterday <b>" in header
+    assert "duration—target" in header
+
+
 def test_slos_failed_shown_as_failed() -> None:
     root = parse(render(report()))
     rows = table(root, "SLO results")
