@@ -173,6 +173,7 @@ def timeline(report: dict[str, Any]) -> list[Chart]:
     def rate(key: str) -> Any:
         return lambda i: (i.get(key) or 0) / step
 
+    failures = any(i.get("matches_failed") for i in intervals)
     charts = [
         Chart(
             "Actions per second over time",
@@ -182,12 +183,13 @@ def timeline(report: dict[str, Any]) -> list[Chart]:
         ),
         Chart(
             "Matches per second over time",
-            f"Matches started and completed, per second, {every}.",
+            f"Matches started, completed (and failed, if any), per second, {every}.",
             "matches/s",
             [
                 series("completed/s", rate("matches_completed")),
                 series("started/s", rate("matches_started")),
-            ],
+            ]
+            + [series("failed/s", rate("matches_failed"))] * failures,
         ),
     ]
     names = {name for i in intervals for name in i.get("latency") or {}}

@@ -174,6 +174,16 @@ def test_ticks_are_round_and_counts_whole() -> None:
     assert [text(t) for t in errors.iter("text")][:2] == ["0", "1"]
 
 
+def test_failed_matches_drawn_when_there_are_any() -> None:
+    legend = ["completed/s", "started/s"]
+    matches = charts(parse(render(report())))["Matches per second over time"]
+    assert [text(li) for li in matches.iter("li")] == legend
+    data = report()
+    data["intervals"][1]["matches_failed"] = 1
+    matches = charts(parse(render(data)))["Matches per second over time"]
+    assert [text(li) for li in matches.iter("li")] == [*legend, "failed/s"]
+
+
 def test_nothing_fetched_and_no_script() -> None:
     document = render(report())
     for fetched in ("http:", "https:", "src=", "<link", "@import", "url(", "<script"):
