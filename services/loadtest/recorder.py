@@ -93,7 +93,7 @@ class Recorder:
 
     def stop(self) -> None:
         """The load has ended: a last sample closes the last interval."""
-        self.sample()
+        self.sample(final=True)
         self.ended = self.now()
 
     # --- recording --------------------------------------------------------------
@@ -150,17 +150,17 @@ class Recorder:
             tally.matches_completed += 1
             tally.actions += plies
 
-    def sample(self) -> None:
-        """Closes the interval now ends in: the matches in flight and the
-        generator's CPU since the last sample."""
+    def sample(self, final: bool = False) -> None:
+        """Closes an interval: the matches in flight and the generator's CPU
+        since the last sample, in the interval that period mostly lies in
+        (the ticker samples just after each boundary), or for the ``final``
+        one, in the interval of the load's end."""
         if self._sampled is None:
             return
         wall, cpu = self.now(), self.cpu()
         last_wall, last_cpu = self._sampled
         self._sampled = (wall, cpu)
-        # The interval the sampled period mostly lies in (the ticker samples
-        # just after each boundary).
-        interval = self.interval_at((last_wall + wall) / 2)
+        interval = self.interval_at(wall - 1e-6 if final else (last_wall + wall) / 2)
         interval.matches_in_flight = self.in_flight
         if wall > last_wall:
             interval.cpu_percent = round(100 * (cpu - last_cpu) / (wall - last_wall), 1)

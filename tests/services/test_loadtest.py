@@ -123,6 +123,13 @@ def test_server_bots_with_spectators(serve: Callable[..., Served], tmp_path: Pat
     # Each spectator saw each match's events: at least one per action.
     assert report["spectator_lag"]["count"] >= 2 * report["actions"]["total"]
     assert report["server"]["rpcs_by_code"] == {"OK": 8 + 8 + 2 * 8}  # creates and streams
+    assert report["server"]["ai_queue_depth"] == 0  # read once the gauges caught up
+    # Server bots' moves are turns too (those made before a stream opened are not).
+    assert 0 < report["turn"]["count"] <= report["actions"]["total"]
+    per_game = report["per_game"]
+    assert set(per_game) == {"rolit", "othello", "volleyball", "volta"}
+    assert sum(g["matches"]["completed"] for g in per_game.values()) == 8
+    assert sum(g["actions"]["total"] for g in per_game.values()) == report["actions"]["total"]
     assert report["actions"]["per_second"] == pytest.approx(
         report["actions"]["total"] / report["duration_s"], rel=0.01
     )
@@ -137,6 +144,7 @@ def test_client_bots_play_every_action(serve: Callable[..., Served], tmp_path: P
     # No dice and no server bots: every action is one of our submissions.
     assert report["rpcs"]["SubmitAction"]["count"] == report["actions"]["total"]
     assert report["rpcs"]["JoinMatch"]["count"] == 2 * 4 + 2 * 2  # two matches of each
+    assert report["turn"]["count"] == report["actions"]["total"]  # from submission to its event
     assert report["server"]["matches_finished"] == 4
 
 
@@ -150,6 +158,9 @@ def test_matchmaking_seats_the_players(serve: Callable[..., Served], tmp_path: P
     assert report["rpcs"]["CreateTicket"]["count"] == 12
     assert report["assignment"]["count"] == 12
     assert report["rpcs"]["SubmitAction"]["count"] == report["actions"]["total"]
+    # One stream per match, whichever of the run's tickets its seats went to.
+    assert report["rpcs"]["WatchMatch"]["count"] == 6
+    assert report["turn"]["count"] == report["actions"]["total"]  # every move is a turn
     assert report["identities"]["players"] == 6
     assert report["rpcs"]["SignInGuest"]["count"] == 6  # up front, once each
     assert report["server"]["rpcs_by_code"]["OK"] >= 12  # the sign-ins are not the run's
