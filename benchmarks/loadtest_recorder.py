@@ -36,7 +36,8 @@ def main() -> None:
     ours = rate(recorded, SECONDS)
     print(f"bare HdrHistogram.record_value: {base:,.0f} samples/s")
     print(f"Recorder.record (run, game, interval): {ours:,.0f} samples/s")
-    print(f"ratio: {ours / base:.2f}x the bare histogram (a sample costs {base / ours:.1f} records)")
+    cost = base / ours
+    print(f"ratio: {ours / base:.2f}x the bare histogram (a sample costs {cost:.1f} records)")
 
 
 if __name__ == "__main__":
