@@ -1,6 +1,8 @@
-"""The users' own command-line options (``locust --help`` lists them under
-their names; the web UI shows them too). On a distributed run the master
-sends them to its workers, so only the master needs them."""
+"""The users' own options: on the command line, in the environment
+(``LOCUST_MEEPLE_GAMES`` for ``--meeple-games``, and so on) and in the web
+UI's form. On a distributed run the master sends them to its workers, so
+only the master needs them. (Locust 2.47's ``--help`` does not list them:
+docs/locust.md does.)"""
 
 from __future__ import annotations
 
@@ -24,22 +26,26 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument(
         "--meeple-games",
         default=DEFAULTS["meeple_games"],
+        env_var="LOCUST_MEEPLE_GAMES",
         help=f"the games the users play, in turn: some of {','.join(GAMES)}, or {ALL}",
     )
     parser.add_argument(
         "--meeple-bot-spec",
         default=DEFAULTS["meeple_bot_spec"],
+        env_var="LOCUST_MEEPLE_BOT_SPEC",
         help="the bots' spec or level, server bots' and the users' own (random, easy, "
         "mcts:iterations=50, ...)",
     )
     parser.add_argument(
         "--meeple-match-timeout",
         default=DEFAULTS["meeple_match_timeout"],
+        env_var="LOCUST_MEEPLE_MATCH_TIMEOUT",
         help="seconds a match (its stream) or a ticket may take before it fails",
     )
     parser.add_argument(
         "--meeple-rpc-timeout",
         default=DEFAULTS["meeple_rpc_timeout"],
+        env_var="LOCUST_MEEPLE_RPC_TIMEOUT",
         help="seconds each unary call may take before it fails (DEADLINE_EXCEEDED)",
     )
 
