@@ -4,9 +4,8 @@ shape so existing dashboards work; the rest are meeple_<subsystem>_<name>."""
 
 from __future__ import annotations
 
-from wsgiref.simple_server import WSGIServer
-
 import importlib.metadata
+from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import Counter, Gauge, Histogram, Info, start_http_server
 
