@@ -268,6 +268,15 @@ def merge(
     _finish(data, slos, json_path, html_path, csv_dir, failed)
 
 
+@loadtest_app.command()
+def locustfile() -> None:
+    """Prints the path of the shipped locustfile, for Locust on many machines:
+    ``locust -f "$(meeple loadtest locustfile)" --host HOST:PORT`` (docs/locust.md)."""
+    from services.loadtest.locust import print_locustfile
+
+    print_locustfile()
+
+
 def _print_jwks(key: Path | None, kid: str | None, algorithm: str) -> None:
     """``meeple loadtest --jwt-print-jwks``: the public JWKS of a test key."""
     from services.loadtest import JwtKey, Minter, SetupError

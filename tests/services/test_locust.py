@@ -299,17 +299,19 @@ def test_the_options_and_the_host_as_read() -> None:
 
 
 def test_the_locustfile_is_found_and_its_folder_shadows_no_module() -> None:
-    """``python -m services.loadtest.locust`` prints the locustfile; Locust
-    puts its folder first on sys.path while loading it, so no module there
-    may share a name with one importable from elsewhere."""
-    printed = subprocess.run(
+    """``meeple loadtest locustfile`` and ``python -m services.loadtest.locust``
+    print the locustfile; Locust puts its folder first on sys.path while
+    loading it, so no module there may share a name with one importable from
+    elsewhere."""
+    meeple = Path(sys.executable).with_name("meeple")
+    for command in (
+        [str(meeple), "loadtest", "locustfile"],
         [sys.executable, "-m", "services.loadtest.locust"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    ).stdout.strip()
-    assert Path(printed) == LOCUSTFILE
+    ):
+        printed = subprocess.run(
+            command, capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
+        assert Path(printed) == LOCUSTFILE, command
     assert LOCUSTFILE.is_file()
     for module in LOCUSTFILE.parent.glob("*.py"):
         if not module.name.startswith("_"):
