@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli import app
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
+from services.loadtest.report import decode, summary
+from tests.web.conftest import expect_chart, offline_file
 
 UNMEETABLE = "turn.p50<1us"
 MET = "SubmitAction.p99<60s"
@@ -98,12 +99,16 @@ def test_a_merge_with_met_slos_exits_0(run: Run, tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app, ["loadtest", "merge", source, source, "--slo", MET, "--json", str(out)]
     )
-    assert result.exit_code == 0, result.output
     merged = json.loads(out.read_text())
+    assert result.exit_code == 0, (result.output, merged["errors"], merged["matches"])
     assert merged["matches"]["started"] == 2 * run.report["matches"]["started"]
     count = run.report["rpcs"]["SubmitAction"]["count"]
     assert merged["rpcs"]["SubmitAction"]["count"] == 2 * count
-    assert merged["rpcs"]["SubmitAction"]["p99_ms"] == run.report["rpcs"]["SubmitAction"]["p99_ms"]
+    # What one run over both sets of samples reads (HDR rounds a percentile's
+    # rank, so it may be the next sample of the single run's).
+    both = decode(run.report["histograms"]["SubmitAction"])
+    both.add(decode(run.report["histograms"]["SubmitAction"]))
+    assert merged["rpcs"]["SubmitAction"] == summary(both)
     assert [v["passed"] for v in merged["slos"]] == [True]
     refused = CliRunner().invoke(app, ["loadtest", "merge", source, str(run.folder / "run.html")])
     assert refused.exit_code == 2
@@ -111,29 +116,9 @@ def test_a_merge_with_met_slos_exits_0(run: Run, tmp_path: Path) -> None:
 
 
 def test_the_html_report_of_the_run_shows_its_charts_in_chromium(run: Run) -> None:
-    require_browser()
-    from playwright.sync_api import expect, sync_playwright
+    with offline_file(run.folder / "run.html") as page:
+        from playwright.sync_api import expect
 
-    url = (run.folder / "run.html").as_uri()
-    problems: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(TIMEOUT_MS)
-            page.route("**/*", lambda r: r.continue_() if r.request.url == url else r.abort())
-            page.on("requestfailed", lambda request: problems.append(request.url))
-            page.on("pageerror", lambda error: problems.append(str(error)))
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.goto(url)
-            for name in ("SubmitAction latency over time", "turn latency over time"):
-                chart = page.get_by_role("img", name=name, exact=True)
-                expect(chart).to_be_visible()
-                box = chart.bounding_box()
-                assert box is not None
-                assert box["width"] > 100
-                assert box["height"] > 50
-            expect(page.get_by_role("cell", name=UNMEETABLE, exact=True)).to_be_visible()
-        finally:
-            browser.close()
-    assert problems == []
+        for name in ("SubmitAction latency over time", "turn latency over time"):
+            expect_chart(page, name)
+        expect(page.get_by_role("cell", name=UNMEETABLE, exact=True)).to_be_visible()

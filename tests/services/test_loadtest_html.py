@@ -14,7 +14,7 @@ from typing import Any
 
 from services.loadtest.charts import ticks
 from services.loadtest.html import render
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
+from tests.web.conftest import expect_chart, offline_file
 
 
 def figures(count: int, p50: float = 1.0) -> dict[str, Any]:
@@ -324,45 +324,14 @@ def test_header_config_and_server_read_as_text() -> None:
 
 
 def test_in_a_browser_offline(tmp_path: Path) -> None:
-    require_browser()
-    from playwright.sync_api import expect, sync_playwright
-
     path = tmp_path / "report.html"
     path.write_text(render(report()), encoding="utf-8")
-    url = path.as_uri()
-    requested: list[str] = []
-    errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1200, "height": 900})
-            context.set_default_timeout(TIMEOUT_MS)
-            context.route(
-                "**/*",
-                lambda route: route.continue_() if route.request.url == url else route.abort(),
-            )
-            page = context.new_page()
-            page.on("request", lambda request: requested.append(request.url))
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.on(
-                "console",
-                lambda message: errors.append(message.text) if message.type == "error" else None,
-            )
-            page.goto(url)
-            for title in TITLES:
-                chart = page.get_by_role("img", name=title, exact=True)
-                expect(chart).to_be_visible()
-                box = chart.bounding_box()
-                assert box is not None
-                assert box["width"] > 100
-                assert box["height"] > 50
-            slos = page.get_by_role("table", name="SLO results")
-            expect(slos.get_by_role("row").filter(has_text="turn.p99<10ms")).to_contain_text(
-                "failed"
-            )
-            expect(slos.get_by_role("columnheader", name="threshold")).to_be_visible()
-            expect(page.get_by_role("heading", name="SLO results")).to_be_visible()
-        finally:
-            browser.close()
-    assert requested == [url]
-    assert errors == []
+    with offline_file(path) as page:
+        from playwright.sync_api import expect
+
+        for title in TITLES:
+            expect_chart(page, title)
+        slos = page.get_by_role("table", name="SLO results")
+        expect(slos.get_by_role("row").filter(has_text="turn.p99<10ms")).to_contain_text("failed")
+        expect(slos.get_by_role("columnheader", name="threshold")).to_be_visible()
+        expect(page.get_by_role("heading", name="SLO results")).to_be_visible()

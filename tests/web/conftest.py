@@ -15,6 +15,7 @@ import dataclasses
 import importlib.util
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,54 @@ def require_browser() -> None:
     if os.environ.get("MEEPLE_REQUIRE_BROWSER") == "1":
         pytest.fail(message)
     pytest.skip(message)
+
+
+@contextmanager
+def offline_file(path: Path, width: int = 1200, height: int = 900) -> Iterator[Page]:
+    """A local HTML file open in chromium with every other request refused:
+    the block reads the page, and then any request but the file's own, any
+    page error and any console error fails the test."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    url = path.as_uri()
+    problems: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            context.set_default_timeout(TIMEOUT_MS)
+            context.route(
+                "**/*",
+                lambda route: route.continue_() if route.request.url == url else route.abort(),
+            )
+            page = context.new_page()
+            page.on(
+                "request",
+                lambda request: None if request.url == url else problems.append(request.url),
+            )
+            page.on("pageerror", lambda error: problems.append(str(error)))
+            page.on(
+                "console",
+                lambda message: problems.append(message.text) if message.type == "error" else None,
+            )
+            page.goto(url)
+            yield page
+        finally:
+            browser.close()
+    assert problems == []
+
+
+def expect_chart(page: Page, title: str) -> None:
+    """A chart (an image named by its title) is drawn at a readable size."""
+    from playwright.sync_api import expect
+
+    chart = page.get_by_role("img", name=title, exact=True)
+    expect(chart).to_be_visible()
+    box = chart.bounding_box()
+    assert box is not None
+    assert box["width"] > 100
+    assert box["height"] > 50
 
 
 # The player the tests' gRPC client acts as, and its name on seats.
