@@ -20,10 +20,8 @@ import typer
 if TYPE_CHECKING:
     from services.loadtest.slo import Slo
 
-loadtest_app = typer.Typer(
-    help="Bot-vs-bot load through the public gRPC API, and its report.",
-    invoke_without_command=True,
-)
+# Its help is the callback's docstring (a help= here would replace it).
+loadtest_app = typer.Typer(invoke_without_command=True)
 
 SLO_FAILED = 3
 
