@@ -20,9 +20,9 @@ from services.loadtest.locust.reporting import GRPC, Failure, failure_of
 from services.loadtest.players import GAMES, SEATS, UNPACED
 
 
-def with_server_bots(client: Client, game: str, creator: Player) -> Table:
-    bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=client.options.bot_spec)
-    request = ms.CreateMatchRequest(config=GAMES[game], seats=[bot] * SEATS[game], bot_pace=UNPACED)
+def _create(client: Client, game: str, seats: list[ms.SeatConfig], creator: Player) -> Table:
+    # Only a match without human seats is paced; a load test plays at full speed.
+    request = ms.CreateMatchRequest(config=GAMES[game], seats=seats, bot_pace=UNPACED)
     created = client.reporter.call(
         "CreateMatch",
         client.matches.CreateMatch,
@@ -33,23 +33,24 @@ def with_server_bots(client: Client, game: str, creator: Player) -> Table:
     return Table(created.match.match_id, game)
 
 
+def with_server_bots(client: Client, game: str, creator: Player) -> Table:
+    bot = ms.SeatConfig(kind=ms.SEAT_KIND_BOT, bot_spec=client.options.bot_spec)
+    return _create(client, game, [bot] * SEATS[game], creator)
+
+
 def by_joins(client: Client, game: str, players: list[Player]) -> Table:
     """The first player creates a match of human seats; each joins one."""
-    timeout = client.options.rpc_timeout
-    seats = [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * SEATS[game]
-    request = ms.CreateMatchRequest(config=GAMES[game], seats=seats)
-    created = client.reporter.call(
-        "CreateMatch",
-        client.matches.CreateMatch,
-        request,
-        metadata=players[0].metadata,
-        timeout=timeout,
+    table = _create(
+        client, game, [ms.SeatConfig(kind=ms.SEAT_KIND_HUMAN)] * SEATS[game], players[0]
     )
-    table = Table(created.match.match_id, game)
     for seat, player in zip(range(SEATS[game]), players, strict=False):
         join = ms.JoinMatchRequest(match_id=table.match_id, seat=seat)
         joined = client.reporter.call(
-            "JoinMatch", client.matches.JoinMatch, join, metadata=player.metadata, timeout=timeout
+            "JoinMatch",
+            client.matches.JoinMatch,
+            join,
+            metadata=player.metadata,
+            timeout=client.options.rpc_timeout,
         )
         table.tokens[seat] = joined.seat_token
     return table
