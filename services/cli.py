@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-import typer.core
 
 from services.cli_archive import archive_app
+from services.cli_errors import USAGE, OneLineUsage, say
 from services.cli_loadtest import loadtest_app
 from services.cli_play import demo, tournament, watch
 from services.stop_signals import StopSignals
@@ -65,27 +65,7 @@ def _refuse(line: str, error: BaseException | None = None) -> NoReturn:
     ``error``'s traceback logged first when the log level is DEBUG."""
     if error is not None:
         logging.getLogger("meeple").debug("the start failed", exc_info=error)
-    from services.health_check import one_line
-
-    print(f"meeple: {one_line(line)}", file=sys.stderr, flush=True)
-    raise typer.Exit(2)
-
-
-class ServerCommand(typer.core.TyperCommand):
-    """A command whose command-line errors are one line too (exit code 2),
-    like every other reason it cannot start."""
-
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: Any = None,
-        **extra: Any,
-    ) -> Any:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except typer.TyperException as error:  # a usage error: an unknown option, a bad value
-            _refuse(f"{error.format_message()} (meeple {info_name} --help lists the options)")
+    say(line, USAGE)
 
 
 class StartFailed(Exception):
@@ -162,7 +142,7 @@ WEB_PORT_HELP = (
 STOP_SIGNALS_KEY = "meeple.stop_signals"
 
 
-class ServingCommand(ServerCommand):
+class ServingCommand(OneLineUsage):
     """A server command: the stop signals are caught (StopSignals) from
     before its command line is parsed (which takes a few tenths of a
     second) to its end; the command finds them in
@@ -411,7 +391,7 @@ def worker(
     )
 
 
-@app.command(cls=ServerCommand)
+@app.command(cls=OneLineUsage)
 def health(
     address: Annotated[
         str | None,

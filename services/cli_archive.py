@@ -21,10 +21,11 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
-import typer.core
+
+from services.cli_errors import USAGE, OneLineUsage, say
 
 if TYPE_CHECKING:
     from services.archive.sql import SqlArchive
@@ -40,41 +41,18 @@ PAGE = 100  # matches read at a time by export --player
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _say(line: str, code: int) -> NoReturn:
-    """``meeple: LINE`` on stderr (one line) and exit ``code``."""
-    from services.health_check import one_line
-
-    print(f"meeple: {one_line(line)}", file=sys.stderr, flush=True)
-    raise typer.Exit(code)
-
-
 def _fail(line: str) -> NoReturn:
     """The archive cannot do it: exit code 1."""
-    _say(line, 1)
+    say(line, 1)
 
 
 def _usage(line: str) -> NoReturn:
     """The command line is wrong: exit code 2."""
-    _say(line, 2)
+    say(line, USAGE)
 
 
-class ArchiveCommand(typer.core.TyperCommand):
-    """A command whose command-line errors are one line too (exit code 2),
-    as the server commands' are."""
-
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: Any = None,
-        **extra: Any,
-    ) -> Any:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except typer.TyperException as error:  # a usage error: an unknown option, a bad value
-            _usage(
-                f"{error.format_message()} (meeple archive {info_name} --help lists the options)"
-            )
+class ArchiveCommand(OneLineUsage):
+    group = "archive "
 
 
 DatabaseUrlOption = Annotated[
