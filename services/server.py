@@ -29,6 +29,10 @@ from services.metrics import RPC_HANDLED, RPC_SECONDS
 log = logging.getLogger("meeple.server")
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+# A call's metadata, all headers together. gRPC's own default refuses a
+# random share of calls between 8 and 16 KiB; one limit for both makes the
+# answer depend on the call alone (RESOURCE_EXHAUSTED beyond it).
+MAX_METADATA_BYTES = 16 * 1024
 MAX_DETAILS_CHARS = 500
 # Calls in flight when a server stops get this long (streams are cut then,
 # and their clients resume elsewhere): a stop stays well within 5 s.
@@ -252,6 +256,8 @@ def build_server(services: Sequence[Service], address: str) -> Server:
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+            ("grpc.absolute_max_metadata_size", MAX_METADATA_BYTES),
         ]
     )
     health_servicer = health.aio.HealthServicer()

@@ -191,15 +191,34 @@ def test_expired_and_tampered_own_tokens_are_refused_with_the_reason(
         assert details.startswith(REFUSED), details
 
 
-def test_a_token_longer_than_8192_characters_is_refused_unread(served: Served, web: Web) -> None:
-    """gRPC's metadata stops such a token (8 KiB); an HTTP header may carry it."""
-    session = sign_in(auth_grpc.AuthServiceStub(served.plain), "Long")
+def test_a_token_longer_than_8192_characters_is_refused_unread(
+    stub: auth_grpc.AuthServiceStub, web: Web
+) -> None:
+    session = sign_in(stub, "Long")
     token = session.access_token + "." + "A" * 8200
     status, error = web.call("AuthService/GetIdentity", {}, authorization=f"Bearer {token}")
     assert (status, error) == (
         401,
         {"code": "unauthenticated", "message": REFUSED + "longer than 8192 characters"},
     )
+    # Every time: gRPC's own default would refuse a random share of such
+    # calls (metadata between 8 and 16 KiB) as RESOURCE_EXHAUSTED.
+    for _ in range(30):
+        code, details = failure(lambda: identity_of(stub, token))
+        assert (code, details) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            REFUSED + "longer than 8192 characters",
+        )
+
+
+def test_metadata_over_16_kib_is_refused_as_over_the_limit_every_time(
+    stub: auth_grpc.AuthServiceStub,
+) -> None:
+    for _ in range(30):
+        code, _details = failure(lambda: identity_of(stub, "x" * (16 * 1024 + 1)))
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # The server still answers after them.
+    assert identity_of(stub, sign_in(stub, "After").access_token).display_name == "After"
 
 
 def test_an_authorization_that_is_no_bearer_token_is_refused(
