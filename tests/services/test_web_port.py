@@ -93,7 +93,9 @@ def unenvelop(body: bytes) -> Iterator[tuple[int, bytes]]:
 
 @pytest.fixture
 def web(serve: Callable[..., Served]) -> Web:
-    return Web(serve(Settings(rate_per_second=None, matches_per_minute=10_000), web_port=0))
+    # Bot-only matches unpaced: the streams' tests watch them to the end.
+    settings = Settings(rate_per_second=None, matches_per_minute=10_000, bot_pace=0.0)
+    return Web(serve(settings, web_port=0))
 
 
 def test_a_unary_call_in_json_returns_exact_values(web: Web) -> None:
