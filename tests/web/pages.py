@@ -67,11 +67,24 @@ def status(page: Page) -> Locator:
     return page.locator(".match-status")
 
 
-def wait_for_turn(page: Page) -> bool:
-    """Waits until it is the viewer's turn (True) or the match is over (False)."""
+def wait_for_turn(page: Page, hurry: bool = False) -> bool:
+    """Waits until it is the viewer's turn (True) or the match is over (False).
+    With ``hurry`` it reaches for the board meanwhile, as an impatient player
+    does, so that the page shows the bots' paced replies at once (the tests
+    of the pace leave it off)."""
     turn = page.get_by_role("heading", name="Your turn", exact=True)
     over = status(page).filter(has_text=OVER)
-    expect(turn.or_(over)).to_be_visible()
+    shown = turn.or_(over)
+    board = page.locator(".board").first
+    for _ in range(20 if hurry else 0):
+        if board.count():
+            board.dispatch_event("pointerdown")
+        try:
+            expect(shown).to_be_visible(timeout=250)
+            break
+        except AssertionError:
+            continue
+    expect(shown).to_be_visible()
     return over.count() == 0
 
 

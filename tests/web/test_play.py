@@ -76,7 +76,7 @@ def test_rolit_for_four_against_random_bots(page: Page, site: Site, screenshots:
     assert shown == server_cells(answer.match.view.grid)
 
     moves = 1
-    while wait_for_turn(page):
+    while wait_for_turn(page, hurry=True):
         board.get_by_role("button", name=PLAYABLE).first.click()
         moves += 1
         assert moves <= 15, "Red placed more than its 15 balls"
@@ -94,7 +94,7 @@ def test_othello_against_a_random_bot(page: Page, site: Site, screenshots: Path)
     match_id = create_match(page, "Othello", {"White": "Bot: random"})
     board = page.get_by_role("group", name=re.compile("^Board"))
     passes = 0
-    while wait_for_turn(page):
+    while wait_for_turn(page, hurry=True):
         playable = board.get_by_role("button", name=PLAYABLE)
         if playable.count():
             playable.first.click()
@@ -156,7 +156,7 @@ def test_volleyball_with_big_leagues_and_underdog_boost(
             checks=("Big Leagues", "Underdog Boost"),
         )
         for _ in range(200):
-            if not wait_for_turn(page):
+            if not wait_for_turn(page, hurry=True):
                 break
             text = phase.inner_text()
             giving = seat_score(page, "Player 2") < 2 and "roll" not in played
@@ -295,7 +295,7 @@ def test_volta_aimed_by_the_form_and_by_dragging(page: Page, site: Site, screens
 
     page.get_by_label("Flick playback").select_option(label="off")
     flicks = 2
-    while wait_for_turn(page):
+    while wait_for_turn(page, hurry=True):
         hardest_flick()
         flicks += 1
         assert flicks < 60, "the match did not end"
