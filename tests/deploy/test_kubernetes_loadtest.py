@@ -87,7 +87,8 @@ def test_the_one_image_runs_locust_with_the_bases_security_defaults() -> None:
 def test_the_image_names_the_locustfile_it_installs() -> None:
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     (path,) = re.findall(r"LOCUST_LOCUSTFILE=(\S+)", dockerfile)
-    assert f'ln -s "$(/opt/meeple/bin/python -m services.loadtest.locust)" {path}' in dockerfile
+    assert 'locustfile="$(/opt/meeple/bin/meeple loadtest locustfile)"' in dockerfile
+    assert f'ln -s "$locustfile" {path}' in dockerfile
     assert "pip install '.[locust]'" in dockerfile
     assert f"locust -f {path} --list" in dockerfile  # the build loads it once
 

@@ -3,7 +3,9 @@ machines: one Locust master and its workers (docs/locust.md).
 
 This module imports nothing of Locust's (importing Locust patches the
 standard library with gevent): it only says where the shipped locustfile is,
-for ``locust -f "$(python -m services.loadtest.locust)"``."""
+for ``locust -f "$(meeple loadtest locustfile)"`` (not run from a source tree
+that is not compiled: Python and locust put the working directory first on
+sys.path)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """meeple's locustfile (docs/locust.md):
 
-    locust -f "$(python -m services.loadtest.locust)" --host HOST:PORT
+    locust -f "$(meeple loadtest locustfile)" --host HOST:PORT
 
 Locust has patched the standard library with gevent before it loads this
 file; gRPC follows here, before any channel is made. The users' options
