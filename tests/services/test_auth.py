@@ -211,10 +211,10 @@ def test_a_token_longer_than_8192_characters_is_refused_unread(
         )
 
 
-def test_metadata_over_16_kib_is_refused_as_over_the_limit_every_time(
+def test_metadata_over_16_kib_is_refused_as_over_the_limit(
     stub: auth_grpc.AuthServiceStub,
 ) -> None:
-    for _ in range(30):
+    for _ in range(5):  # each refusal takes the client about 0.3 s
         code, _details = failure(lambda: identity_of(stub, "x" * (16 * 1024 + 1)))
         assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
     # The server still answers after them.
