@@ -33,7 +33,11 @@ from services.metrics import (
 
 log = logging.getLogger("meeple.archive")
 BATCH = 100  # entries a pull takes from each outbox stream at most
-IDLE_SECONDS = 0.2  # the pause after a pull that found nothing
+# The pause after a pull that found less than a full batch: the matches that
+# finish meanwhile are written together. Without it a busy archiver wrote one
+# or two matches at a time, back to back, and cost the bot games 12 to 16% of
+# their rate (0.88x on SQLite, 0.84x on PostgreSQL; 0.99x with it).
+GATHER_SECONDS = 0.2
 GAUGE_SECONDS = 15.0
 # The outbox stays enabled this long after an archiver's last renewal, and
 # each archiver renews it every RENEW_SECONDS: the steps of every process
@@ -95,9 +99,9 @@ async def run_archiver(store: OutboxStore, archive: Archive, stop: asyncio.Event
         if time.monotonic() >= renew_at:
             await store.enable_outbox(OUTBOX_SECONDS)
             renew_at = time.monotonic() + RENEW_SECONDS
-        if not await archive_once(store, archive):
+        if await archive_once(store, archive) < BATCH:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), IDLE_SECONDS)
+                await asyncio.wait_for(stop.wait(), GATHER_SECONDS)
 
     await keep_running("archiver", step, stop)
 
