@@ -10,14 +10,12 @@ import asyncio
 import time
 from pathlib import Path
 
-from meeple.v1 import match_service_pb2 as ms
-
 from services.archive.database import sqlite_url
 from services.archive.records import ArchivedMatch, RatingChange
 from services.archive.sql import SqlArchive
 from services.archive.writer import run_archiver
 from services.coordination import MemoryCoordination
-from tests.services.test_coordination import record
+from tests.services.test_outbox_store import play_to_the_end
 
 MATCHES = 20
 WRITE_SECONDS = 0.02  # each write's time, as on a busy database
@@ -37,22 +35,6 @@ class CountingArchive(SqlArchive):
         await asyncio.gather(super().write(matches, changes), asyncio.sleep(WRITE_SECONDS))
 
 
-async def finish(store: MemoryCoordination, match_id: str) -> None:
-    playing = record(match_id, status=ms.MATCH_STATUS_PLAYING, started_ms=1000)
-    await store.create(playing, [], None)
-    ended = record(
-        match_id,
-        status=ms.MATCH_STATUS_FINISHED,
-        end_reason=ms.END_REASON_RULES,
-        started_ms=1000,
-        ended_ms=2000,
-        returns=[1.0, 0.0],
-        history=[b"a"],
-        version=1,
-    )
-    assert await store.compare_and_set(ended, 0, [], None)
-
-
 def test_matches_finishing_one_after_another_are_written_once_in_a_few_writes(
     tmp_path: Path,
 ) -> None:
@@ -66,7 +48,7 @@ def test_matches_finishing_one_after_another_are_written_once_in_a_few_writes(
         try:
             # 10 ms apart: more finish during each write than it takes.
             for index in range(MATCHES):
-                await finish(store, f"m{index}")
+                await play_to_the_end(store, f"m{index}", returns=[1.0, 0.0])
                 await asyncio.sleep(0.01)
             deadline = time.monotonic() + DRAINED_SECONDS
             while await store.outbox_size():

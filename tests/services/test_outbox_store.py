@@ -56,13 +56,19 @@ def run(coroutine: Any) -> Any:
     return asyncio.run(coroutine)
 
 
-async def play_to_the_end(store: Store, match_id: str = "m1") -> None:
-    """Creates a playing match, plays one action, then finishes it."""
+async def play_to_the_end(store: Store, match_id: str = "m1", **ended_fields: Any) -> None:
+    """Creates a playing match, plays one action, then finishes it (with
+    ``ended_fields`` besides, e.g. the ``returns`` the archive needs)."""
     await store.create(record(match_id, status=ms.MATCH_STATUS_PLAYING), [], None)
     played = record(match_id, status=ms.MATCH_STATUS_PLAYING, history=[b"a"], version=1)
     assert await store.compare_and_set(played, 0, [], None)
     ended = dataclasses.replace(
-        played, status=FINISHED, end_reason=ms.END_REASON_RULES, ended_ms=1234, version=2
+        played,
+        status=FINISHED,
+        end_reason=ms.END_REASON_RULES,
+        ended_ms=1234,
+        version=2,
+        **ended_fields,
     )
     assert await store.compare_and_set(ended, 1, [], None)
 
